@@ -1,0 +1,5 @@
+"""`python -m memfiles` runs the `mem` command line."""
+
+from memfiles.cli import run
+
+run()

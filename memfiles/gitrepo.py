@@ -1,0 +1,98 @@
+"""Everything memfiles does with git. The only module that runs git or imports gitpython.
+
+Commits drive the git command line (fast at any repository size); gitpython is used where a
+repository object is convenient and speed does not matter (init, history).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from memfiles.errors import GitError
+
+FALLBACK_NAME = "mem"
+FALLBACK_EMAIL = "mem@localhost"
+
+
+def _run(
+    root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
+    if check and result.returncode != 0:
+        words = (result.stderr or result.stdout).strip().splitlines()
+        raise GitError(f"git {' '.join(args[:2])} failed in {root}: {' '.join(words[-3:])}")
+    return result
+
+
+def identity_env(root: Path) -> dict[str, str]:
+    """The environment for a commit: the user's git identity, or `mem <mem@localhost>` when none is set."""
+    env = dict(os.environ)
+    found = _run(root, "config", "--get-regexp", r"^user\.(name|email)$", check=False).stdout
+    names = {line.split(" ", 1)[0] for line in found.splitlines()}
+    for var, key, fallback in (
+        ("GIT_AUTHOR_NAME", "user.name", FALLBACK_NAME),
+        ("GIT_AUTHOR_EMAIL", "user.email", FALLBACK_EMAIL),
+    ):
+        if key not in names and var not in env:
+            env[var] = fallback
+            env[var.replace("AUTHOR", "COMMITTER")] = fallback
+    return env
+
+
+def is_repo(root: Path) -> bool:
+    """Whether `root` is the top of a git work tree."""
+    return (root / ".git").exists()
+
+
+def init(root: Path, files: list[str], message: str) -> None:
+    """Make `root` a git repository (if it is not one) and commit `files` as the first commit."""
+    import git  # gitpython: only here, only when a home is created
+
+    if not is_repo(root):
+        git.Repo.init(root)
+    commit(root, files, message)
+
+
+def set_config(root: Path, key: str, value: str) -> None:
+    """Set a repository-local git setting."""
+    _run(root, "config", key, value)
+
+
+def commit(root: Path, paths: list[str], message: str) -> bool:
+    """Commit exactly `paths` (additions, changes and deletions) with `message`; False if nothing changed."""
+    env = identity_env(root)
+    _run(root, "add", "--all", "--", *paths, env=env)
+    staged = _run(root, "diff", "--cached", "--quiet", "--", *paths, check=False)
+    if staged.returncode == 0:
+        return False
+    _run(root, "commit", "--quiet", "--no-verify", "-m", message, "--", *paths, env=env)
+    return True
+
+
+def log(root: Path, path: str | None = None, limit: int = 50) -> list[dict[str, str]]:
+    """Recent commits (newest first), optionally only those touching `path`."""
+    import git
+
+    repo = git.Repo(root)
+    out = []
+    for item in repo.iter_commits(paths=path, max_count=limit) if path else repo.iter_commits(max_count=limit):
+        out.append(
+            {
+                "commit": item.hexsha,
+                "date": item.committed_datetime.isoformat(),
+                "author": f"{item.author.name} <{item.author.email}>",
+                "message": str(item.message).strip(),
+            }
+        )
+    return out

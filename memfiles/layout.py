@@ -1,0 +1,162 @@
+"""The on-disk layout of a memory home: where the home is, what a scope is, and every path inside it.
+
+This is the only module that knows the layout (`users/<id>/MEMORY.md`, `episodes/YYYY/MM/…`,
+`.cache/`). Isolation between scopes is enforced here: a path is only ever built from a parsed,
+validated `Scope`, and is checked to stay inside the home after symlinks are resolved.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from memfiles.errors import HomeError, ScopeError
+
+KINDS = {"user": "users", "org": "orgs", "agent": "agents"}
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+CONFIG_NAME = "mem.toml"
+MEMORY_NAME = "MEMORY.md"
+EPISODES_DIR = "episodes"
+CACHE_DIR = ".cache"
+LOCAL_HOME = ".mem"
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """A validated scope such as `user:alice`: one directory of the home."""
+
+    kind: str
+    id: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.id}"
+
+    @property
+    def relpath(self) -> str:
+        """The scope's directory relative to the home, with forward slashes (`users/alice`)."""
+        return f"{KINDS[self.kind]}/{self.id}"
+
+
+def validate_id(value: str, what: str = "id") -> str:
+    """Return `value` if it is a valid scope id, else raise ScopeError saying what is allowed."""
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value) or ".." in value:
+        raise ScopeError(
+            f"invalid {what} {value!r}: ids are 1-64 characters of a-z, 0-9, '.', '_' or '-', "
+            "starting with a letter or digit (no '..', slashes, spaces, capitals or non-ASCII)"
+        )
+    return value
+
+
+def parse_scope(text: str) -> Scope:
+    """Parse `user:ID`, `org:ID` or `agent:ID` into a Scope, refusing anything else."""
+    kind, sep, ident = text.partition(":")
+    if not sep or kind not in KINDS:
+        raise ScopeError(f"invalid scope {text!r}: write user:ID, org:ID or agent:ID (for example user:alice)")
+    return Scope(kind, validate_id(ident, f"{kind} id"))
+
+
+def scope_from_relpath(relpath: str) -> Scope | None:
+    """The scope a home-relative path belongs to (`users/alice/MEMORY.md` → user:alice), if any."""
+    parts = relpath.replace("\\", "/").split("/")
+    if len(parts) < 2:
+        return None
+    kinds = {folder: kind for kind, folder in KINDS.items()}
+    if parts[0] not in kinds or not ID_PATTERN.fullmatch(parts[1]) or ".." in parts[1]:
+        return None
+    return Scope(kinds[parts[0]], parts[1])
+
+
+def platform_home() -> Path:
+    """The platform data directory used when nothing else names a home."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "mem"
+    if os.name == "nt":
+        return Path(os.environ.get("APPDATA", Path.home())) / "mem"
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "mem"
+
+
+def resolve_home(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+    """Find the home: `--home`, then `$MEM_HOME`, then the nearest `.mem/` above cwd, then the platform dir."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    env = os.environ.get("MEM_HOME", "").strip()
+    if env:
+        return Path(env).expanduser().absolute()
+    start = (cwd or Path.cwd()).absolute()
+    for folder in (start, *start.parents):
+        candidate = folder / LOCAL_HOME
+        if candidate.is_dir():
+            return candidate
+    return platform_home()
+
+
+def require_home(root: Path) -> Path:
+    """Return `root` if it is an initialised memory home, else raise HomeError with the fix."""
+    if not (root / CONFIG_NAME).is_file():
+        raise HomeError(
+            f"no memory home at {root} (no {CONFIG_NAME}): run `mem init {root}` first, "
+            "or point --home / $MEM_HOME at an existing home"
+        )
+    return root
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    """Every path of one memory home, built only from validated scopes."""
+
+    root: Path
+
+    @property
+    def config(self) -> Path:
+        return self.root / CONFIG_NAME
+
+    @property
+    def cache(self) -> Path:
+        return self.root / CACHE_DIR
+
+    @property
+    def locks(self) -> Path:
+        return self.cache / "locks"
+
+    def scope_dir(self, scope: Scope) -> Path:
+        return self._inside(self.root / KINDS[scope.kind] / scope.id)
+
+    def memory_file(self, scope: Scope) -> Path:
+        return self._inside(self.scope_dir(scope) / MEMORY_NAME)
+
+    def episodes_dir(self, scope: Scope) -> Path:
+        return self._inside(self.scope_dir(scope) / EPISODES_DIR)
+
+    def lock_file(self, name: str) -> Path:
+        return self.locks / f"{name}.lock"
+
+    def scope_lock(self, scope: Scope) -> Path:
+        return self.lock_file(f"{scope.kind}-{scope.id}")
+
+    def relative(self, path: Path) -> str:
+        """`path` relative to the home, with forward slashes (for git and messages)."""
+        return path.relative_to(self.root).as_posix()
+
+    def scopes(self) -> list[Scope]:
+        """Every scope that has a directory in the home, sorted."""
+        found: list[Scope] = []
+        for kind, folder in sorted(KINDS.items()):
+            base = self.root / folder
+            if not base.is_dir():
+                continue
+            for entry in sorted(os.listdir(base)):
+                if ID_PATTERN.fullmatch(entry) and ".." not in entry and (base / entry).is_dir():
+                    found.append(Scope(kind, entry))
+        return found
+
+    def _inside(self, path: Path) -> Path:
+        # Isolation by path: a symlinked scope folder or file that leads out of the home is refused.
+        real_root = os.path.realpath(self.root)
+        real = os.path.realpath(path)
+        if real != real_root and not real.startswith(real_root + os.sep):
+            raise ScopeError(f"{self.relative(path)} leads outside the memory home ({real}); refusing")
+        return path

@@ -1,0 +1,257 @@
+"""Parse and write a scope's MEMORY.md: YAML frontmatter of facts, then the person's own notes.
+
+The body below the frontmatter is kept as bytes and written back byte for byte. A file that does
+not parse raises FileFormatError naming the line; nothing here ever writes a file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+import yaml
+
+from memfiles import clock
+from memfiles.errors import FileFormatError, UsageError
+from memfiles.model import (
+    CONFIDENCES,
+    FIELD_ORDER,
+    REQUIRED,
+    STATUSES,
+    SUBJECTS,
+    Fact,
+    sort_facts,
+)
+
+try:  # the C loader is several times faster; fall back to pure Python where it is missing
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+BOM = b"\xef\xbb\xbf"
+_OPEN = re.compile(rb"\A---[ \t]*\r?\n")
+_CLOSE = re.compile(rb"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
+KEY_PATTERN = re.compile(r"[a-z][a-z0-9_.-]{0,63}")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+TOP_LEVEL = ("scope", "facts")
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class MemoryDoc:
+    """A parsed MEMORY.md: its scope line, its facts and the untouched bytes around them."""
+
+    scope: str
+    facts: list[Fact] = field(default_factory=list)
+    body: bytes = b""
+    bom: bytes = b""
+
+
+def split_frontmatter(data: bytes) -> tuple[bytes, bytes | None, bytes, int]:
+    """Split raw bytes into (bom, frontmatter or None, body, line number of the first YAML line)."""
+    bom = BOM if data.startswith(BOM) else b""
+    rest = data[len(bom) :]
+    opened = _OPEN.match(rest)
+    if not opened:
+        return bom, None, rest, 0
+    close = _CLOSE.search(rest, opened.end())
+    if close is None:
+        return bom, rest[opened.end() :], b"", -1
+    return bom, rest[opened.end() : close.start()], rest[close.end() :], 2
+
+
+def parse(data: bytes, path: str, expected_scope: str | None = None) -> MemoryDoc:
+    """Parse MEMORY.md bytes into a MemoryDoc, or raise FileFormatError with `path:line`."""
+    if len(data) > MAX_FILE_BYTES:
+        raise FileFormatError(path, None, f"file is {len(data)} bytes, over the {MAX_FILE_BYTES} byte limit")
+    bom, front, body, first_line = split_frontmatter(data)
+    scope = expected_scope or ""
+    if front is None:
+        return MemoryDoc(scope=scope, body=body, bom=bom)
+    if first_line < 0:
+        raise FileFormatError(path, 1, "frontmatter opened with `---` is never closed by a `---` line")
+    try:
+        text = front.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = front[: exc.start].count(b"\n") + 2
+        raise FileFormatError(path, line, "frontmatter is not valid UTF-8") from None
+    try:
+        raw = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + first_line if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise FileFormatError(path, line, f"frontmatter is not valid YAML: {problem}") from None
+    except RecursionError:
+        raise FileFormatError(path, 1, "frontmatter nests too deeply") from None
+    try:
+        return _validate(raw, path, expected_scope, body, bom)
+    except _Problem as problem:
+        line = _locate(text, problem.where) + first_line
+        raise FileFormatError(path, line, problem.message) from None
+
+
+class _Problem(Exception):
+    def __init__(self, where: tuple[Any, ...], message: str) -> None:
+        self.where = where
+        self.message = message
+
+
+def _validate(raw: Any, path: str, expected_scope: str | None, body: bytes, bom: bytes) -> MemoryDoc:
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise _Problem((), "frontmatter must be a mapping with `scope` and `facts`")
+    for name in raw:
+        if name not in TOP_LEVEL:
+            raise _Problem((name,), f"unknown frontmatter field {name!r} (allowed: scope, facts)")
+    scope = raw.get("scope", expected_scope or "")
+    if not isinstance(scope, str):
+        raise _Problem(("scope",), "`scope` must be a string such as user:alice")
+    if expected_scope is not None and scope and scope != expected_scope:
+        raise _Problem(("scope",), f"`scope: {scope}` does not match the folder's scope {expected_scope}")
+    items = raw.get("facts") or []
+    if not isinstance(items, list):
+        raise _Problem(("facts",), "`facts` must be a list")
+    facts: list[Fact] = []
+    seen: set[str] = set()
+    for index, item in enumerate(items):
+        fact = _fact(item, index)
+        if fact.id in seen:
+            raise _Problem(("facts", index, "id"), f"duplicate fact id {fact.id!r}")
+        seen.add(fact.id)
+        facts.append(fact)
+    return MemoryDoc(scope=expected_scope or scope, facts=facts, body=body, bom=bom)
+
+
+def _fact(item: Any, index: int) -> Fact:
+    where = ("facts", index)
+    if not isinstance(item, dict):
+        raise _Problem(where, f"fact #{index + 1} must be a mapping of fields")
+    for name in item:
+        if name not in FIELD_ORDER:
+            raise _Problem((*where, name), f"unknown fact field {name!r}")
+    for name in sorted(REQUIRED - set(item)):
+        raise _Problem(where, f"fact #{index + 1} is missing `{name}`")
+    values: dict[str, str | None] = {}
+    for name in FIELD_ORDER:
+        value = item.get(name)
+        at = (*where, name)
+        if name in ("stated_at", "valid_from", "expires_at", "valid_to", "last_confirmed"):
+            values[name] = _when(value, at, name)
+        elif value is None:
+            values[name] = None
+        elif isinstance(value, bool | int | float) and name in ("value", "source_ref", "reason"):
+            values[name] = str(value)
+        elif isinstance(value, str):
+            values[name] = value
+        else:
+            raise _Problem(at, f"`{name}` must be text, got {type(value).__name__}")
+    checks = (
+        ("id", ID_PATTERN.fullmatch(values["id"] or ""), "an id such as f-3f9a1c2e"),
+        ("key", KEY_PATTERN.fullmatch(values["key"] or ""), "lower-case letters, digits, _ . -"),
+        ("subject", values["subject"] in SUBJECTS, "one of " + ", ".join(SUBJECTS)),
+        ("confidence", values["confidence"] in CONFIDENCES, "stated or inferred"),
+        ("status", values["status"] in STATUSES, "one of " + ", ".join(STATUSES)),
+        ("source", bool(values["source"]), "a non-empty source such as user_statement"),
+    )
+    for name, ok, expected in checks:
+        if not ok:
+            raise _Problem((*where, name), f"`{name}` is {values[name]!r}, expected {expected}")
+    if "\n" in (values["value"] or "") or "\r" in (values["value"] or ""):
+        raise _Problem((*where, "value"), "`value` must be one line")
+    stated = values["stated_at"]
+    assert stated is not None and values["id"] and values["key"] and values["subject"]
+    return Fact(
+        id=values["id"],
+        key=values["key"],
+        value=values["value"] or "",
+        subject=values["subject"],
+        confidence=values["confidence"] or "",
+        source=values["source"] or "",
+        stated_at=stated,
+        valid_from=values["valid_from"] or stated,
+        status=values["status"] or "",
+        source_ref=values["source_ref"],
+        expires_at=values["expires_at"],
+        valid_to=values["valid_to"],
+        superseded_by=values["superseded_by"],
+        reason=values["reason"],
+        last_confirmed=values["last_confirmed"],
+    )
+
+
+def _when(value: Any, where: tuple[Any, ...], name: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return clock.when_from_value(value)
+    except UsageError:
+        raise _Problem(where, f"`{name}` is not a date: {value!r} (expected YYYY-MM-DD)") from None
+
+
+def _locate(text: str, where: tuple[Any, ...]) -> int:
+    """The 0-based YAML line of the node at `where` (a path of keys and indexes), best effort."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return 0
+    line = node.start_mark.line if node is not None else 0
+    for step in where:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if key_node.value == step:
+                    child, line = value_node, key_node.start_mark.line
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            child = node.value[step]
+            line = child.start_mark.line
+        if child is None:
+            break
+        node = child
+    return line
+
+
+class _Dumper(yaml.SafeDumper):
+    """Plain, stable YAML: no line folding, timestamps as `YYYY-MM-DD` or `…THH:MM:SSZ`."""
+
+
+def _represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", value.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+
+_Dumper.add_representer(datetime, _represent_datetime)
+
+
+def _yaml_when(when: str) -> date | datetime:
+    return date.fromisoformat(when) if len(when) == 10 else clock.to_datetime(when)
+
+
+def serialize(doc: MemoryDoc) -> bytes:
+    """MemoryDoc to bytes: canonical frontmatter, then the body exactly as it was read."""
+    facts = []
+    for fact in sort_facts(doc.facts):
+        entry: dict[str, Any] = dict(fact.to_dict())
+        for name in ("stated_at", "valid_from", "expires_at", "valid_to", "last_confirmed"):
+            if entry.get(name) is not None:
+                entry[name] = _yaml_when(entry[name])
+        facts.append(entry)
+    front = yaml.dump(
+        {"scope": doc.scope, "facts": facts},
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=1_000_000,
+    )
+    return doc.bom + b"---\n" + front.encode("utf-8") + b"---\n" + doc.body
+
+
+def new_body(scope: str) -> bytes:
+    """The notes section of a fresh MEMORY.md."""
+    return (
+        f"# {scope}\n\nNotes written here by a person stay exactly as written; `mem lint` checks them too.\n"
+    ).encode()

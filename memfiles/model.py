@@ -1,0 +1,147 @@
+"""The records memfiles keeps: facts and write outcomes, as plain typed values (no I/O)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, fields
+
+SUBJECTS = (
+    "user_preference",
+    "user_attribute",
+    "account_state",
+    "constraint",
+    "past_action",
+    "goal",
+)
+CONFIDENCES = ("stated", "inferred")
+STATUSES = ("active", "proposed", "conflict", "superseded", "expired", "retracted")
+# Statuses that make up a key's current belief; the rest is history or pending review.
+CURRENT = ("active", "conflict")
+
+
+@dataclass(slots=True)
+class Fact:
+    """One keyed fact with its provenance and lifecycle (FORMAT.md, "Facts")."""
+
+    id: str
+    key: str
+    value: str
+    subject: str
+    confidence: str
+    source: str
+    stated_at: str
+    valid_from: str
+    status: str = "active"
+    source_ref: str | None = None
+    expires_at: str | None = None
+    valid_to: str | None = None
+    superseded_by: str | None = None
+    reason: str | None = None
+    last_confirmed: str | None = None
+
+    @property
+    def is_current(self) -> bool:
+        return self.status in CURRENT
+
+    def to_dict(self) -> dict[str, str | None]:
+        """The fact as a dict in canonical field order; optional fields only when set."""
+        out: dict[str, str | None] = {}
+        for name in FIELD_ORDER:
+            value = getattr(self, name)
+            if value is not None or name in ALWAYS_WRITTEN:
+                out[name] = value
+        return out
+
+
+# Canonical order of fields in MEMORY.md, so diffs stay small (FORMAT.md, "Facts").
+FIELD_ORDER = (
+    "id",
+    "key",
+    "value",
+    "subject",
+    "confidence",
+    "source",
+    "source_ref",
+    "stated_at",
+    "valid_from",
+    "expires_at",
+    "status",
+    "valid_to",
+    "superseded_by",
+    "reason",
+    "last_confirmed",
+)
+ALWAYS_WRITTEN = frozenset(
+    (
+        "id",
+        "key",
+        "value",
+        "subject",
+        "confidence",
+        "source",
+        "source_ref",
+        "stated_at",
+        "valid_from",
+        "expires_at",
+        "status",
+    )
+)
+REQUIRED = frozenset(("id", "key", "value", "subject", "confidence", "source", "stated_at", "status"))
+assert set(FIELD_ORDER) == {f.name for f in fields(Fact)}
+
+
+def normalise_value(value: str) -> str:
+    """The comparison form of a value: case and runs of whitespace do not make a new value."""
+    return " ".join(value.split()).casefold()
+
+
+def fact_id(key: str, value: str, stated_at: str, confidence: str, taken: set[str]) -> str:
+    """A deterministic id (`f-` + 8 hex) so that two machines adding the same fact agree on its id."""
+    salt = 0
+    while True:
+        seed = f"{key}\0{normalise_value(value)}\0{stated_at}\0{confidence}\0{salt}"
+        candidate = "f-" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:8]
+        if candidate not in taken:
+            return candidate
+        salt += 1
+
+
+def sort_facts(facts: list[Fact]) -> list[Fact]:
+    """Canonical order: by key, then when stated, then id."""
+    return sorted(facts, key=lambda f: (f.key, f.stated_at[:10], f.stated_at, f.id))
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one write did: exactly one of added, reinforced, superseded, conflict, proposed, refused."""
+
+    kind: str
+    scope: str
+    key: str
+    fact_id: str | None = None
+    ids: list[str] = field(default_factory=list)
+    rule: str | None = None
+    why: str | None = None
+
+    def line(self) -> str:
+        """The one-line outcome `mem add` prints."""
+        if self.kind == "superseded":
+            return f"superseded {self.ids[0]} -> {self.ids[1]}"
+        if self.kind == "conflict":
+            return "conflict " + " ".join(self.ids)
+        if self.kind == "refused":
+            return f"refused: {self.rule}: {self.why}"
+        if self.kind in ("added", "reinforced", "proposed"):
+            return f"{self.kind} {self.fact_id}"
+        return self.kind
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "outcome": self.kind,
+            "scope": self.scope,
+            "key": self.key,
+            "fact_id": self.fact_id,
+            "ids": list(self.ids),
+            "rule": self.rule,
+            "why": self.why,
+        }

@@ -1,0 +1,194 @@
+"""The guarded write path: the one way facts enter or change in a memory home.
+
+Every writer (CLI, Python API, consolidation, MCP) calls these functions. Each write:
+1. validates key, value, subject, source and limits before any file is opened;
+2. runs the guard (the error rules of `memfiles.rules`) on every text field, refusing the write;
+3. settles the fact against the key's current facts (`memfiles.supersession`);
+4. writes MEMORY.md atomically under the scope's lock and makes one git commit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from memfiles import clock, gitrepo, supersession
+from memfiles.config import Config
+from memfiles.errors import MemError, NotFoundError, RefusedError
+from memfiles.layout import Paths, Scope
+from memfiles.memoryfile import KEY_PATTERN, MemoryDoc, serialize
+from memfiles.model import SUBJECTS, Fact, Outcome, fact_id
+from memfiles.rules import guard
+from memfiles.store import atomic_write, git_lock, read_memory, scope_lock
+
+T = TypeVar("T")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass(slots=True)
+class NewFact:
+    """A fact as a writer proposes it, before validation and settlement."""
+
+    key: str
+    value: str
+    subject: str = "user_preference"
+    inferred: bool = False
+    source: str | None = None
+    ref: str | None = None
+    at: str | None = None
+    expires: str | None = None
+
+
+def check_text_field(name: str, text: str, limit: int) -> None:
+    """Refuse a text field that is empty, multi-line, over `limit`, or that the guard rejects."""
+    if len(text) > limit:
+        raise RefusedError(
+            "MEM602", f"{name} is {len(text)} characters, over the limit of {limit} (mem.toml max_value_chars)"
+        )
+    if not text.strip():
+        raise RefusedError("MEM604", f"{name} is empty")
+    if "\n" in text or "\r" in text or _CONTROL.search(text):
+        raise RefusedError("MEM604", f"{name} must be one line of text without control characters")
+    finding = guard(text)
+    if finding is not None:
+        raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
+
+
+def validate(new: NewFact, config: Config) -> Fact:
+    """Turn a NewFact into a Fact, or raise RefusedError/MemError saying what is wrong. Opens no file."""
+    if not KEY_PATTERN.fullmatch(new.key):
+        raise MemError(
+            f"invalid key {new.key!r}: keys are 1-64 characters of a-z, 0-9, '_', '.' or '-', starting with a letter"
+        )
+    if new.subject not in SUBJECTS:
+        raise MemError(f"invalid subject {new.subject!r}: use one of {', '.join(SUBJECTS)}")
+    source = new.source or ("agent_summary" if new.inferred else "user_statement")
+    if source not in config.allowed_sources:
+        raise RefusedError(
+            "MEM601",
+            f"source {source!r} is not allowed (mem.toml [sources] allowed: {', '.join(config.allowed_sources)}); "
+            "text an agent read from the web or a tool is how injected instructions become memory",
+        )
+    check_text_field("value", new.value, config.max_value_chars)
+    if new.ref:
+        check_text_field("source_ref", new.ref, config.max_value_chars)
+    stated_at = clock.parse_when(new.at) if new.at else clock.now()
+    expires = clock.parse_date_or_days(new.expires, start=stated_at) if new.expires else None
+    confidence = "inferred" if new.inferred else "stated"
+    return Fact(
+        id=fact_id(new.key, new.value, stated_at, confidence, set()),
+        key=new.key,
+        value=new.value.strip(),
+        subject=new.subject,
+        confidence=confidence,
+        source=source,
+        source_ref=new.ref,
+        stated_at=stated_at,
+        valid_from=stated_at,
+        expires_at=expires,
+        status="active",
+    )
+
+
+def transaction(paths: Paths, scope: Scope, change: Callable[[MemoryDoc], tuple[T, str | None]]) -> T:
+    """Read, change, write and commit one scope under its lock. `change` returns (result, commit message or None)."""
+    with scope_lock(paths, scope):
+        doc = read_memory(paths, scope)
+        result, message = change(doc)
+        if message is None:
+            return result
+        path = paths.memory_file(scope)
+        atomic_write(path, serialize(doc))
+        with git_lock(paths):
+            gitrepo.commit(paths.root, [paths.relative(path)], message)
+        return result
+
+
+def add_fact(paths: Paths, config: Config, scope: Scope, new: NewFact) -> Outcome:
+    """Validate, guard, settle, write and commit one fact; the Outcome says what happened."""
+    fact = validate(new, config)  # refuse before taking any lock or opening any file
+
+    def change(doc: MemoryDoc) -> tuple[Outcome, str | None]:
+        if len(doc.facts) >= config.max_facts_per_scope:
+            raise RefusedError(
+                "MEM603", f"{scope} holds {len(doc.facts)} facts, the limit (mem.toml max_facts_per_scope)"
+            )
+        fact.id = fact_id(fact.key, fact.value, fact.stated_at, fact.confidence, {f.id for f in doc.facts})
+        if fact.source in config.review_sources:
+            fact.status = "proposed"
+            doc.facts.append(fact)
+            outcome = Outcome("proposed", str(scope), fact.key, fact_id=fact.id)
+        else:
+            outcome = supersession.add(doc.facts, fact, str(scope))
+        return outcome, f"mem: add {scope} {fact.key}\n\n{outcome.line()}\n"
+
+    return transaction(paths, scope, change)
+
+
+def _find(doc: MemoryDoc, fact_id: str) -> Fact:
+    for fact in doc.facts:
+        if fact.id == fact_id:
+            return fact
+    raise NotFoundError(f"no fact {fact_id!r} in {doc.scope} (see `mem show --all`)")
+
+
+def forget(paths: Paths, scope: Scope, target: str) -> list[Fact]:
+    """Remove a fact (by id) or every fact of a key (history included) from MEMORY.md; one commit."""
+
+    def change(doc: MemoryDoc) -> tuple[list[Fact], str | None]:
+        gone = [f for f in doc.facts if f.id == target] or [f for f in doc.facts if f.key == target]
+        if not gone:
+            raise NotFoundError(f"no fact with id or key {target!r} in {scope} (see `mem show --all`)")
+        doc.facts = [f for f in doc.facts if f not in gone]
+        ids = ", ".join(f.id for f in gone)
+        return gone, f"mem: forget {scope} {gone[0].key}\n\nremoved {ids} from the working tree\n"
+
+    return transaction(paths, scope, change)
+
+
+def resolve(paths: Paths, scope: Scope, key: str, keep: str) -> list[Fact]:
+    """End a conflict on `key`: keep one fact, supersede the others with reason "resolved by person"."""
+
+    def change(doc: MemoryDoc) -> tuple[list[Fact], str | None]:
+        kept = _find(doc, keep)
+        if kept.key != key:
+            raise MemError(f"fact {keep} is about {kept.key!r}, not {key!r}")
+        if not kept.is_current:
+            raise MemError(f"fact {keep} is {kept.status}; keep one of the current facts of {key!r} (`mem show --all`)")
+        ended = supersession.resolve(doc.facts, key, keep, clock.now())
+        if not ended and kept.status == "active":
+            raise MemError(f"{key!r} has no conflict in {scope}: {keep} is already its only current fact")
+        return ended, f"mem: resolve {scope} {key}\n\nkept {keep}; superseded {', '.join(f.id for f in ended)}\n"
+
+    return transaction(paths, scope, change)
+
+
+def accept(paths: Paths, scope: Scope, target: str) -> Outcome:
+    """A person accepts a proposed fact: it is settled like a new write (same supersession rules)."""
+
+    def change(doc: MemoryDoc) -> tuple[Outcome, str | None]:
+        fact = _find(doc, target)
+        if fact.status != "proposed":
+            raise MemError(f"fact {target} is {fact.status}, not proposed")
+        doc.facts.remove(fact)
+        outcome = supersession.add(doc.facts, fact, str(scope))
+        return outcome, f"mem: accept {scope} {fact.key}\n\n{outcome.line()}\n"
+
+    return transaction(paths, scope, change)
+
+
+def reject(paths: Paths, scope: Scope, target: str) -> Fact:
+    """A person rejects a proposed fact: it stays as history with status `retracted`."""
+
+    def change(doc: MemoryDoc) -> tuple[Fact, str | None]:
+        fact = _find(doc, target)
+        if fact.status != "proposed":
+            raise MemError(f"fact {target} is {fact.status}, not proposed")
+        fact.status = "retracted"
+        fact.reason = "rejected by person"
+        fact.valid_to = clock.now()
+        return fact, f"mem: reject {scope} {fact.key}\n\nretracted {fact.id}\n"
+
+    return transaction(paths, scope, change)
