@@ -10,13 +10,20 @@ is settled against them by `stated_at`, never by arrival order:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from memfiles import clock
-from memfiles.model import Fact, Outcome, normalise_value, sort_facts
+from memfiles.model import Fact, Outcome, fact_id, normalise_value, sort_facts
+
+
+def latest(fact: Fact) -> str:
+    """When a fact was last said: a reinforcement restates it, so it counts from then."""
+    return fact.last_confirmed or fact.stated_at
 
 
 def beats(a: Fact, b: Fact) -> bool:
     """Whether fact `a` supersedes fact `b` on the same key."""
-    order = clock.compare(a.stated_at, b.stated_at)
+    order = clock.compare(latest(a), latest(b))
     if order > 0:
         return a.confidence == "stated" or b.confidence == "inferred"
     if order == 0:
@@ -24,17 +31,20 @@ def beats(a: Fact, b: Fact) -> bool:
     return False
 
 
+LATE = "stated before the current value (arrived late); kept as history"
+
+
 def _reason(winner: Fact, loser: Fact, new: Fact) -> str:
-    if loser is new and clock.compare(loser.stated_at, winner.stated_at) < 0:
-        return "stated before the current value (arrived late); kept as history"
-    if clock.compare(winner.stated_at, loser.stated_at) == 0:
+    if loser is new and clock.compare(latest(loser), latest(winner)) < 0:
+        return LATE
+    if clock.compare(latest(winner), latest(loser)) == 0:
         return "stated beats inferred"
     return f"newer {winner.confidence} value"
 
 
 def _supersede(loser: Fact, winner: Fact, reason: str) -> None:
     loser.status = "superseded"
-    loser.valid_to = winner.valid_from
+    loser.valid_to = latest(winner)
     loser.superseded_by = winner.id
     loser.reason = reason
 
@@ -50,7 +60,7 @@ def settle(candidates: list[Fact], new: Fact) -> None:
             continue
         beaters = [o for o in candidates if o is not fact and beats(o, fact)]
         # Prefer a winner as the successor, then the newest beater, so the history chain is short.
-        beaters.sort(key=lambda o: (o in winners, o.stated_at[:10], o.stated_at), reverse=True)
+        beaters.sort(key=lambda o: (o in winners, latest(o)[:10], latest(o)), reverse=True)
         _supersede(fact, beaters[0], _reason(beaters[0], fact, new))
     for fact in winners:
         if fact.status == "conflict":
@@ -58,44 +68,111 @@ def settle(candidates: list[Fact], new: Fact) -> None:
 
 
 def reinforce(target: Fact, new: Fact) -> None:
-    """Record that `new` says again what `target` says: touch last_confirmed, upgrade inferred to stated."""
-    latest = target.last_confirmed or target.stated_at
-    if clock.compare(new.stated_at, latest) >= 0:
-        target.last_confirmed = new.stated_at
+    """Record that `new` says again what `target` says (no new fact).
+
+    A statement of the same confidence moves `last_confirmed` forward. A statement upgrades an
+    inferred fact: it becomes the statement (its time and provenance); the inference is dropped.
+    An inference never re-confirms what the user stated.
+    """
     if new.confidence == "stated" and target.confidence == "inferred":
         target.confidence = "stated"
         target.source, target.source_ref = new.source, new.source_ref
+        if clock.compare(new.stated_at, target.stated_at) < 0:
+            target.stated_at = target.valid_from = new.stated_at
+            target.last_confirmed = None
+        else:
+            target.last_confirmed = new.stated_at
+    elif new.confidence == target.confidence and clock.compare(new.stated_at, latest(target)) > 0:
+        target.last_confirmed = new.stated_at
     if new.expires_at:
         target.expires_at = new.expires_at
 
 
 def add(facts: list[Fact], new: Fact, scope: str) -> Outcome:
-    """Apply a new fact to a scope's facts in place and say what happened."""
+    """Apply a new fact to a scope's facts in place and say what happened.
+
+    When the new fact was stated before facts already settled on its key (a late arrival), the
+    key's rule-made history is replayed in `stated_at` order, so the result is what a serial replay
+    of every statement in the order they were made gives, whatever order they arrived in.
+    """
+    replayable = [f for f in facts if f.key == new.key and _replayable(f, facts)]
+    if all(clock.compare(latest(f), new.stated_at) <= 0 for f in replayable):
+        absorbed_by = _step(facts, new)
+        return _describe(facts, new, absorbed_by, scope)
+    statements: list[Fact] = [new]
+    for fact in replayable:
+        if fact.last_confirmed:
+            again = replace(fact, id="", stated_at=fact.last_confirmed, valid_from=fact.last_confirmed)
+            statements.append(again)
+        fact.status, fact.valid_to, fact.superseded_by, fact.reason, fact.last_confirmed = (
+            "active",
+            None,
+            None,
+            None,
+            None,
+        )
+        statements.append(fact)
+    statements.sort(key=lambda f: (f.stated_at[:10], f.stated_at, f.confidence != "inferred", f.value, f.id))
+    work = [f for f in facts if f not in replayable]
+    absorbed_by = None
+    for statement in statements:
+        if not statement.id:
+            taken = {f.id for f in work} | {f.id for f in statements}
+            statement.id = fact_id(statement.key, statement.value, statement.stated_at, statement.confidence, taken)
+        target = _step(work, statement)
+        if statement is new:
+            absorbed_by = target
+    facts[:] = work
+    if new.status == "superseded":
+        new.reason = LATE
+    return _describe(facts, new, absorbed_by, scope)
+
+
+def _replayable(fact: Fact, facts: list[Fact]) -> bool:
+    """Whether the rules (not a person, an episode or expiry) gave this fact its status."""
+    if fact.is_current:
+        return True
+    if fact.status != "superseded" or fact.reason == "resolved by person":
+        return False
+    return any(other.id == fact.superseded_by and other.key == fact.key for other in facts)
+
+
+def _step(facts: list[Fact], new: Fact) -> Fact | None:
+    """Settle one statement against the key's current facts; returns the fact it reinforced, if any."""
     head = [f for f in facts if f.key == new.key and f.is_current]
     same = [f for f in head if normalise_value(f.value) == normalise_value(new.value)]
     if same:
         reinforce(same[0], new)
-        if len(head) > 1:  # a confidence upgrade may settle a standing conflict
+        if len(head) > 1:  # a confidence upgrade or a restatement may settle a standing conflict
             settle(head, new)
-        return Outcome("reinforced", scope, new.key, fact_id=same[0].id)
+        return same[0]
     facts.append(new)
-    if not head:
-        later = _later_history(facts, new)
-        if later is not None:
-            _supersede(new, later, "stated before this key was last superseded (arrived late)")
-            new.valid_to = later.valid_to
-            new.superseded_by = later.superseded_by
-            return Outcome("superseded", scope, new.key, fact_id=new.id, ids=[new.id, later.superseded_by or later.id])
+    if head:
+        settle([*head, new], new)
+        return None
+    later = _later_history(facts, new)
+    if later is not None:
+        _supersede(new, later, "stated before this key was last superseded (arrived late)")
+        new.valid_to = later.valid_to
+        new.superseded_by = later.superseded_by
+    else:
         new.status = "active"
-        return Outcome("added", scope, new.key, fact_id=new.id)
-    settle([*head, new], new)
+    return None
+
+
+def _describe(facts: list[Fact], new: Fact, absorbed_by: Fact | None, scope: str) -> Outcome:
+    """The outcome of `new` once its key has settled."""
+    if absorbed_by is not None:
+        return Outcome("reinforced", scope, new.key, fact_id=absorbed_by.id)
     if new.status == "conflict":
-        ids = [f.id for f in sorted([*head, new], key=lambda f: (f.stated_at, f.id)) if f.status == "conflict"]
-        return Outcome("conflict", scope, new.key, fact_id=new.id, ids=ids)
+        rivals = sorted(
+            (f for f in facts if f.key == new.key and f.status == "conflict"), key=lambda f: (f.stated_at, f.id)
+        )
+        return Outcome("conflict", scope, new.key, fact_id=new.id, ids=[f.id for f in rivals])
     if new.status == "superseded":
         return Outcome("superseded", scope, new.key, fact_id=new.id, ids=[new.id, new.superseded_by or ""])
-    old = ",".join(f.id for f in head if f.status == "superseded")
-    if not old:  # the new fact won but only ended a conflict's partner
+    old = ",".join(f.id for f in facts if f.superseded_by == new.id and f.valid_to == latest(new))
+    if not old:
         return Outcome("added", scope, new.key, fact_id=new.id)
     return Outcome("superseded", scope, new.key, fact_id=new.id, ids=[old, new.id])
 
