@@ -35,12 +35,12 @@ review = []
 
 [ttl]
 # Days after which active facts of a subject expire at `mem consolidate` (0 = never).
-user_preference = 0
-user_attribute = 0
-account_state = 90
-constraint = 0
-past_action = 0
-goal = 180
+user_preference = 0  # preferences last until the user says otherwise
+user_attribute = 0  # attributes (name, time zone) too
+account_state = 90  # plan tiers and balances go stale
+constraint = 0  # constraints last until changed
+past_action = 0  # what happened stays true
+goal = 180  # goals are reviewed twice a year
 
 [consolidate]
 # Command that reads a JSON request on stdin and prints extractor JSON ("" = none).

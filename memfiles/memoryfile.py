@@ -26,9 +26,19 @@ from memfiles.model import (
 )
 
 try:  # the C loader is several times faster; fall back to pure Python where it is missing
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+
+class SafeTextLoader(_BaseLoader):
+    """Safe YAML that leaves timestamps as text, so a bad date is reported by field, not as a crash."""
+
+
+SafeTextLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
 
 BOM = b"\xef\xbb\xbf"
 _OPEN = re.compile(rb"\A---[ \t]*\r?\n")
@@ -78,7 +88,7 @@ def parse(data: bytes, path: str, expected_scope: str | None = None) -> MemoryDo
         line = front[: exc.start].count(b"\n") + 2
         raise FileFormatError(path, line, "frontmatter is not valid UTF-8") from None
     try:
-        raw = yaml.load(text, Loader=_Loader)
+        raw = yaml.load(text, Loader=SafeTextLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + first_line if mark is not None else 1
@@ -86,6 +96,8 @@ def parse(data: bytes, path: str, expected_scope: str | None = None) -> MemoryDo
         raise FileFormatError(path, line, f"frontmatter is not valid YAML: {problem}") from None
     except RecursionError:
         raise FileFormatError(path, 1, "frontmatter nests too deeply") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise FileFormatError(path, 1, f"frontmatter is not valid YAML: {exc}") from None
     try:
         return _validate(raw, path, expected_scope, body, bom)
     except _Problem as problem:
