@@ -233,7 +233,7 @@ def test_twenty_concurrent_writers_lose_nothing(home: Path) -> None:
         for i in range(20)
     ]
     for proc in procs:
-        out, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     text = (home / "users/alice/MEMORY.md").read_text()
     assert sorted(int(line.split("_")[1]) for line in text.splitlines() if line.startswith("  key: key_")) == list(
