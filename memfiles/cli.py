@@ -306,6 +306,31 @@ def log(
 # --- doctor and reliability (issues 7, 8): commands go in this section ---
 
 
+@app.command()
+def doctor(
+    ctx: typer.Context,
+    fix: Annotated[bool, typer.Option("--fix", help="Repair what is safe to repair.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check the home (files, git state, leftovers of interrupted writes); exit 1 if anything is wrong."""
+    from memfiles import doctor as checks
+
+    home = _context(ctx)
+    done, problems = checks.run(home.paths, fix)
+    if as_json:
+        output.emit_json({"fixed": done, "problems": [p.line() for p in problems]})
+    else:
+        for entry in done:
+            output.line(f"fixed: {entry}")
+        for problem in problems:
+            output.line(problem.line())
+        output.line(
+            "healthy" if not problems else f"{len(problems)} problem(s); `mem doctor --fix` repairs what it can"
+        )
+    if problems:
+        raise typer.Exit(1)
+
+
 # --- end of doctor ---
 
 

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from memfiles.errors import GitError
+from memfiles.faults import crash_point
 
 FALLBACK_NAME = "mem"
 FALLBACK_EMAIL = "mem@localhost"
@@ -76,6 +77,7 @@ def commit(root: Path, paths: list[str], message: str) -> bool:
     staged = _run(root, "diff", "--cached", "--quiet", "--", *paths, check=False)
     if staged.returncode == 0:
         return False
+    crash_point("mid-commit")
     _run(root, "commit", "--quiet", "--no-verify", "-m", message, "--", *paths, env=env)
     return True
 
@@ -96,3 +98,48 @@ def log(root: Path, path: str | None = None, limit: int = 50) -> list[dict[str, 
             }
         )
     return out
+
+
+def changed_files(root: Path) -> list[tuple[str, str]]:
+    """Uncommitted changes as (two-letter status, path), untracked files included, ignored ones not."""
+    out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all").stdout
+    entries = out.split("\0")
+    changes: list[tuple[str, str]] = []
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        index += 1
+        if len(entry) < 4:
+            continue
+        code, path = entry[:2], entry[3:]
+        if code[0] in "RC":  # a rename carries its source path as the next entry
+            index += 1
+        changes.append((code, path))
+    return changes
+
+
+def restore(root: Path, relpath: str) -> None:
+    """Put a file back as it is in HEAD (or remove it when HEAD does not have it)."""
+    known = _run(root, "cat-file", "-e", f"HEAD:{relpath}", check=False).returncode == 0
+    _run(root, "reset", "--quiet", "--", relpath, check=False)
+    if known:
+        _run(root, "checkout", "HEAD", "--", relpath)
+    else:
+        (root / relpath).unlink(missing_ok=True)
+
+
+def fsck(root: Path) -> str | None:
+    """git's own consistency check; None when clean, else its complaint."""
+    result = _run(root, "fsck", "--full", "--no-dangling", check=False)
+    if result.returncode == 0 and not result.stdout.strip():
+        return None
+    return (
+        (result.stderr or result.stdout).strip().splitlines()[0]
+        if (result.stderr or result.stdout).strip()
+        else "failed"
+    )
+
+
+def index_lock(root: Path) -> Path:
+    """Where git keeps its index lock (left behind when a git process is killed mid-commit)."""
+    return root / ".git" / "index.lock"

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memfiles.errors import MemError
+from memfiles.faults import crash_point
 from memfiles.layout import Paths, Scope
 from memfiles.memoryfile import MemoryDoc, new_body, parse
 
@@ -46,12 +47,14 @@ def atomic_write(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        crash_point("after-temp-write")
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
     fsync_dir(path.parent)
+    crash_point("after-rename")
 
 
 def fsync_dir(folder: Path) -> None:
