@@ -197,14 +197,29 @@ def resolve(
 def forget(
     ctx: typer.Context,
     target: Annotated[str, typer.Argument(metavar="ID|KEY", help="A fact id, or a key (all its facts).")],
+    purge: Annotated[bool, typer.Option("--purge", help="Also erase the value from every commit of history.")] = False,
     user: UserOpt = None,
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Remove a fact, or every fact of a key, from MEMORY.md (git history still holds it)."""
+    """Remove a fact, or every fact of a key, from MEMORY.md; --purge erases it from git history too."""
     from memfiles import writepath
 
     home, chosen = _scoped(ctx, user, scope)
+    if purge:
+        from memfiles.purge import PURGE_ADVICE
+        from memfiles.purge import purge as erase
+
+        gone, rewritten = erase(home.paths, chosen, target)
+        ids = ", ".join(f.id for f in gone)
+        if as_json:
+            output.emit_json(
+                {"forgotten": [f.to_dict() for f in gone], "purged_blobs": rewritten, "advice": PURGE_ADVICE}
+            )
+        else:
+            output.line(f"forgot {ids} ({gone[0].key}) and erased it from {rewritten} stored file version(s)")
+            output.line(PURGE_ADVICE)
+        return
     gone = writepath.forget(home.paths, chosen, target)
     if as_json:
         output.emit_json({"forgotten": [f.to_dict() for f in gone]})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from memfiles.errors import GitError
@@ -143,3 +144,68 @@ def fsck(root: Path) -> str | None:
 def index_lock(root: Path) -> Path:
     """Where git keeps its index lock (left behind when a git process is killed mid-commit)."""
     return root / ".git" / "index.lock"
+
+
+def rewrite_blobs(root: Path, transform: Callable[[bytes], bytes]) -> int:
+    """Rewrite every blob in every commit of every ref through `transform` (git fast-export | fast-import).
+
+    Returns how many blobs changed. Commits whose trees are unchanged keep their content; their ids
+    change only where an ancestor changed. Old objects stay in the object store until `purge_unreachable`.
+    """
+    exported = subprocess.run(
+        ["git", "-C", str(root), "fast-export", "--all", "--signed-tags=strip", "--reencode=yes"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if exported.returncode != 0:
+        raise GitError(f"git fast-export failed in {root}: {exported.stderr.decode(errors='replace').strip()}")
+    stream, changed = _transform_stream(exported.stdout, transform)
+    imported = subprocess.run(
+        ["git", "-C", str(root), "fast-import", "--force", "--quiet"], input=stream, capture_output=True
+    )
+    if imported.returncode != 0:
+        raise GitError(f"git fast-import failed in {root}: {imported.stderr.decode(errors='replace').strip()}")
+    _run(root, "reset", "--quiet")  # the index follows the rewritten HEAD; the working tree is untouched
+    return changed
+
+
+def _transform_stream(data: bytes, transform: Callable[[bytes], bytes]) -> tuple[bytes, int]:
+    out: list[bytes] = []
+    changed = 0
+    position = 0
+    in_blob = False
+    while position < len(data):
+        end = data.find(b"\n", position)
+        end = len(data) if end < 0 else end
+        line = data[position:end]
+        position = end + 1
+        if line == b"blob":
+            in_blob = True
+        if line.startswith(b"data "):
+            size = int(line[5:])
+            payload = data[position : position + size]
+            position += size
+            if in_blob:
+                new = transform(payload)
+                changed += new != payload
+                payload = new
+                in_blob = False
+            out.append(b"data %d\n" % len(payload) + payload)
+            continue
+        out.append(line + b"\n")
+    return b"".join(out), changed
+
+
+def purge_unreachable(root: Path) -> None:
+    """Drop every object no ref reaches any more (reflogs expired, then gc with immediate prune)."""
+    _run(root, "reflog", "expire", "--expire=now", "--all")
+    _run(root, "gc", "--quiet", "--prune=now")
+
+
+def all_objects_text(root: Path) -> bytes:
+    """The content of every object in the store (reachable or not), for purge checks."""
+    listed = _run(root, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").stdout.split()
+    result = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "--batch"], input="\n".join(listed).encode() + b"\n", capture_output=True
+    )
+    return result.stdout
