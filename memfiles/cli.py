@@ -122,6 +122,14 @@ def add(
     """Remember a keyed fact through the guarded write path; prints one outcome line.
 
     Outcomes: added, reinforced, superseded OLD -> NEW, conflict ID ID, proposed, refused (exit 1).
+    A newer statement supersedes an older one; an inference never overrides what the user stated
+    (that is a conflict, for `mem resolve`). Instruction-shaped or secret-shaped values are refused.
+
+    \b
+    Examples:
+      mem add -u alice notification_channel email
+      mem add -u alice plan_tier Enterprise --subject account_state --ref "session s-12, turn 4"
+      mem add -u alice diet vegetarian --inferred --at 2026-05-01 --expires 90d
     """
     from memfiles.errors import RefusedError
     from memfiles.model import Outcome
