@@ -25,6 +25,17 @@ try:  # the C loader is several times faster; fall back to pure Python where it 
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
+
+class _EpisodeLoader(_Loader):
+    """Safe YAML, but timestamps stay text so that `clock` validates them (YAML raises on 2026-13-01)."""
+
+
+def _timestamp_as_text(_loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    return str(node.value)
+
+
+_EpisodeLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+
 OUTCOMES = ("success", "failure", "partial", "unknown")
 # Canonical order of frontmatter fields (FORMAT.md, "Episodes").
 FIELDS = (
@@ -169,7 +180,7 @@ def parse(data: bytes, path: str, expected_scope: str | None = None) -> Episode:
         line = data.count(b"\n", 0, len(data) - len(body) + exc.start) + 1
         raise FileFormatError(path, line, "summary is not valid UTF-8") from None
     try:
-        raw = yaml.load(text, Loader=_Loader)
+        raw = yaml.load(text, Loader=_EpisodeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + first_line if mark is not None else 1
