@@ -305,10 +305,11 @@ def rank(memories: list[ScopeMemory], query: str, now: str, options: Options) ->
                 for e in memory.episodes
                 if in_range(e, options, reference)
             ]
-    documents = {id(item): _documents(item) for item in facts + episodes}
-    prepared = prepare(query, [d for docs in documents.values() for d in docs])
     chosen: list[Item] = []
     for items, limit in ((facts, options.k_facts), (episodes, options.k_episodes)):
+        # Rarity is measured within each kind, so asking for facts only does not change their scores.
+        documents = {id(item): _documents(item) for item in items}
+        prepared = prepare(query, [d for docs in documents.values() for d in docs])
         kept = []
         for item in items:
             item.relevance = max((score_document(prepared, d) for d in documents[id(item)]), key=lambda r: r.score)
