@@ -246,3 +246,26 @@ def test_episode_files_lists_only_the_scope_and_skips_links_and_digests(home: Pa
     assert [p.name for p in paths.episode_files(ALICE)] == ["2026-08-03T00-00-00Z-a.md"]
     assert paths.episode_files(ALICE, first_month="2026-09") == []
     assert paths.episode_files(ALICE, last_month="2026-07") == []
+
+
+def _fenced(document: Path, info: str) -> list[str]:
+    """The fenced code blocks of `document` whose info string is `info`."""
+    text = document.read_text(encoding="utf-8")
+    return [part.split("\n```\n", 1)[0] + "\n" for part in text.split(f"```{info}\n")[1:]]
+
+
+def test_the_format_doc_example_parses_and_round_trips() -> None:
+    examples = _fenced(Path(__file__).parent.parent / "docs" / "FORMAT.md", "episode-example")
+    assert len(examples) == 1
+    data = examples[0].encode("utf-8")
+    episode = episodes.parse(data, "FORMAT.md", expected_scope="user:alice")
+    assert episode.id == episodes.episode_id(episode.scope, episode.session, episode.started_at, episode.summary)
+    assert episodes.serialize(episode) == data
+
+
+@pytest.mark.parametrize("command", ["episode", "recall", "render"])
+def test_commands_have_help_and_a_readme_row(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0 and len(result.stdout) > 200
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"| `mem {command}" in readme

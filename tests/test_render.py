@@ -304,3 +304,10 @@ def test_render_formats(home: Path) -> None:
     assert kinds == [("fact", "notification_channel"), ("episode", "s-31")]
     none = runner.invoke(app, ["render", "-u", "alice", "--episodes", "0"], env={"MEM_NOW": AS_OF})
     assert "[episode" not in none.stdout and 'value="email"' in none.stdout
+
+
+def test_the_format_doc_shows_the_block_the_code_renders() -> None:
+    text = (Path(__file__).parent.parent / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    section = text.split("## The block\n", 1)[1]
+    shown = section.split("```\n", 2)[1]
+    assert shown == (GOLDEN / "block_design.txt").read_text(encoding="utf-8")
