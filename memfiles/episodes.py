@@ -10,31 +10,19 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import Any
-
-import yaml
 
 from memfiles import clock
 from memfiles.errors import FileFormatError, UsageError
-from memfiles.memoryfile import KEY_PATTERN, MAX_FILE_BYTES, split_frontmatter
+from memfiles.memoryfile import (
+    KEY_PATTERN,
+    MAX_FILE_BYTES,
+    dump_frontmatter,
+    load_frontmatter,
+    split_frontmatter,
+    yaml_when,
+)
 from memfiles.model import CONFIDENCES, SUBJECTS
-
-try:  # the C loader is several times faster; fall back to pure Python where it is missing
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
-
-class _EpisodeLoader(_Loader):
-    """Safe YAML, but timestamps stay text so that `clock` validates them (YAML raises on 2026-13-01)."""
-
-
-def _timestamp_as_text(_loader: yaml.SafeLoader, node: yaml.Node) -> str:
-    return str(node.value)
-
-
-_EpisodeLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
 
 OUTCOMES = ("success", "failure", "partial", "unknown")
 # Canonical order of frontmatter fields (FORMAT.md, "Episodes").
@@ -168,26 +156,12 @@ def parse(data: bytes, path: str, expected_scope: str | None = None) -> Episode:
     _bom, front, body, first_line = split_frontmatter(data)
     if front is None:
         raise FileFormatError(path, 1, "an episode file starts with `---`, its frontmatter, and a closing `---`")
-    if first_line < 0:
-        raise FileFormatError(path, 1, "frontmatter opened with `---` is never closed by a `---` line")
-    try:
-        text = front.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FileFormatError(path, front[: exc.start].count(b"\n") + 2, "frontmatter is not valid UTF-8") from None
+    text, raw = load_frontmatter(front, path, first_line)
     try:
         summary = body.decode("utf-8").strip()
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, len(data) - len(body) + exc.start) + 1
         raise FileFormatError(path, line, "summary is not valid UTF-8") from None
-    try:
-        raw = yaml.load(text, Loader=_EpisodeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + first_line if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise FileFormatError(path, line, f"frontmatter is not valid YAML: {problem}") from None
-    except RecursionError:
-        raise FileFormatError(path, 1, "frontmatter nests too deeply") from None
     try:
         return _episode(raw, summary, expected_scope)
     except _Problem as problem:
@@ -308,31 +282,14 @@ def _invalidation(item: Any, number: int) -> Invalidation:
     return Invalidation(item["key"], "" if reason is None else _scalar(reason, "invalidates"))
 
 
-class _Dumper(yaml.SafeDumper):
-    """Plain, stable YAML: no line folding, timestamps as `YYYY-MM-DD` or `…THH:MM:SSZ`."""
-
-
-def _represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.ScalarNode:
-    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", value.strftime("%Y-%m-%dT%H:%M:%SZ"))
-
-
-_Dumper.add_representer(datetime, _represent_datetime)
-
-
-def _yaml_when(when: str | None) -> date | datetime | None:
-    if when is None:
-        return None
-    return date.fromisoformat(when) if len(when) == 10 else clock.to_datetime(when)
-
-
 def serialize(episode: Episode) -> bytes:
     """An Episode as file bytes: canonical frontmatter (facts/invalidates only when present), then the summary."""
     front: dict[str, Any] = {
         "id": episode.id,
         "scope": episode.scope,
         "session": episode.session,
-        "started_at": _yaml_when(episode.started_at),
-        "ended_at": _yaml_when(episode.ended_at),
+        "started_at": yaml_when(episode.started_at),
+        "ended_at": yaml_when(episode.ended_at) if episode.ended_at else None,
         "entities": list(episode.entities),
         "outcome": episode.outcome,
         "events": list(episode.events),
@@ -343,7 +300,4 @@ def serialize(episode: Episode) -> bytes:
     if episode.invalidates:
         front["invalidates"] = [i.to_dict() for i in episode.invalidates]
     front["consolidated"] = episode.consolidated
-    text = yaml.dump(
-        front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
-    )
-    return b"---\n" + text.encode("utf-8") + b"---\n" + episode.summary.strip().encode("utf-8") + b"\n"
+    return dump_frontmatter(front) + episode.summary.strip().encode("utf-8") + b"\n"

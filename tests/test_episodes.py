@@ -269,3 +269,15 @@ def test_commands_have_help_and_a_readme_row(command: str) -> None:
     assert result.exit_code == 0 and len(result.stdout) > 200
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     assert f"| `mem {command}" in readme
+
+
+def test_memory_md_shares_the_loader_impossible_dates_are_format_errors_and_date_values_are_text() -> None:
+    from memfiles import memoryfile
+
+    fact = "- id: f-1\n  key: k\n  value: {value}\n  subject: goal\n  confidence: stated\n  source: person\n"
+    data = "---\nscope: user:alice\nfacts:\n" + fact + "  stated_at: {stated}\n  status: active\n---\n"
+    with pytest.raises(FileFormatError, match=r"^MEMORY.md:10: `stated_at` is not a date: '2026-13-01'"):
+        memoryfile.parse(data.format(value="x", stated="2026-13-01").encode(), "MEMORY.md")
+    doc = memoryfile.parse(data.format(value="2026-05-01", stated="2026-06-02").encode(), "MEMORY.md")
+    assert doc.facts[0].value == "2026-05-01" and doc.facts[0].stated_at == "2026-06-02"
+    assert memoryfile.parse(memoryfile.serialize(doc), "MEMORY.md").facts == doc.facts
