@@ -139,21 +139,19 @@ def block(
     lines = [item_line(item, show_scope) + "\n" for item in items]
     frame = header(scopes, as_of) + "\n" + FOOTER + "\n"
     tokens = [estimate_tokens(line) for line in lines]
-    keep = set(range(len(items)))
+    used_tokens, used_chars = sum(tokens), sum(len(line) for line in lines)
     # Drop order: lowest score first; among equals, the one shown last.
     drop_order = sorted(range(len(items)), key=lambda n: (items[n].score, -n))
-
-    def size(dropped: int) -> tuple[int, int]:
-        extra = omitted_line(dropped, budget, max_chars) + "\n" if dropped else ""
-        chars = len(frame) + len(extra) + sum(len(lines[n]) for n in keep)
-        return estimate_tokens(frame + extra) + sum(tokens[n] for n in keep), chars
-
-    while keep:
-        used, chars = size(len(items) - len(keep))
-        if (budget is None or used <= budget) and (max_chars is None or chars <= max_chars):
+    dropped = 0
+    while dropped < len(items):
+        extra = frame + (omitted_line(dropped, budget, max_chars) + "\n" if dropped else "")
+        within_budget = budget is None or used_tokens + estimate_tokens(extra) <= budget
+        if within_budget and (max_chars is None or used_chars + len(extra) <= max_chars):
             break
-        keep.discard(drop_order[len(items) - len(keep)])
-    dropped = len(items) - len(keep)
+        used_tokens -= tokens[drop_order[dropped]]
+        used_chars -= len(lines[drop_order[dropped]])
+        dropped += 1
+    keep = set(range(len(items))) - set(drop_order[:dropped])
     body = "".join(lines[n] for n in sorted(keep))
     if dropped:
         body += omitted_line(dropped, budget, max_chars) + "\n"

@@ -43,16 +43,18 @@ class NewFact:
     expires: str | None = None
 
 
-def check_text_field(name: str, text: str, limit: int) -> None:
-    """Refuse a text field that is empty, multi-line, over `limit`, or that the guard rejects."""
+def check_text_field(name: str, text: str, limit: int, one_line: bool = True) -> None:
+    """Refuse text that is empty, over `limit`, has control characters (or breaks if one_line) or fails the guard."""
     if len(text) > limit:
         raise RefusedError(
             "MEM602", f"{name} is {len(text)} characters, over the limit of {limit} (mem.toml max_value_chars)"
         )
     if not text.strip():
         raise RefusedError("MEM604", f"{name} is empty")
-    if "\n" in text or "\r" in text or _CONTROL.search(text):
+    if one_line and ("\n" in text or "\r" in text):
         raise RefusedError("MEM604", f"{name} must be one line of text without control characters")
+    if _CONTROL.search(text):
+        raise RefusedError("MEM604", f"{name} must be text without control characters")
     finding = guard(text)
     if finding is not None:
         raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
@@ -198,8 +200,6 @@ def reject(paths: Paths, scope: Scope, target: str) -> Fact:
 
 # --- episodes (FORMAT.md, "Episodes"): the same guard and policy as facts, one new file per episode ---
 
-_SHORT_FIELD_CHARS = 200  # session ids and entity names: a name, not a paragraph
-
 
 @dataclass(slots=True)
 class NewEpisode:
@@ -232,19 +232,6 @@ class EpisodeWrite:
         return {"outcome": self.kind, "id": self.episode.id, "path": self.path, "scope": self.episode.scope}
 
 
-def check_text_block(name: str, text: str, limit: int) -> None:
-    """Like check_text_field for multi-line text (an episode summary): every line must pass the guard."""
-    if len(text) > limit:
-        raise RefusedError("MEM602", f"{name} is {len(text)} characters, over the limit of {limit}")
-    if not text.strip():
-        raise RefusedError("MEM604", f"{name} is empty")
-    if _CONTROL.search(text.replace("\r\n", "\n").replace("\t", " ")):
-        raise RefusedError("MEM604", f"{name} must be text without control characters")
-    finding = guard(text)
-    if finding is not None:
-        raise RefusedError(finding.code, f"{name} line {finding.line} {finding.message}: {finding.excerpt!r}")
-
-
 def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
     """Turn a NewEpisode into an Episode, or raise RefusedError/MemError saying what is wrong. Opens no file."""
     source = new.source or DEFAULT_SOURCE
@@ -261,13 +248,13 @@ def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
             f"episode is {size} characters (summary plus events), over the limit of {config.max_episode_chars} "
             "(mem.toml max_episode_chars)",
         )
-    check_text_block("summary", summary, config.max_episode_chars)
+    check_text_field("summary", summary, config.max_episode_chars, one_line=False)
     if new.session is not None:
-        check_text_field("session", new.session, _SHORT_FIELD_CHARS)
+        check_text_field("session", new.session, config.max_value_chars)
     for entity in new.entities:
-        check_text_field("entity", entity, _SHORT_FIELD_CHARS)
+        check_text_field("entity", entity, config.max_value_chars)
     for event in new.events:
-        check_text_field("event", event, config.max_episode_chars)
+        check_text_field("event", event, config.max_value_chars)
     if new.outcome not in OUTCOMES:
         raise MemError(f"invalid outcome {new.outcome!r}: use one of {', '.join(OUTCOMES)}")
     for candidate in new.facts:
