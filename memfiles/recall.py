@@ -305,6 +305,7 @@ def rank(memories: list[ScopeMemory], query: str, now: str, options: Options) ->
                 for e in memory.episodes
                 if in_range(e, options, reference)
             ]
+    scope_order = {memory.scope: n for n, memory in enumerate(memories)}
     chosen: list[Item] = []
     for items, limit in ((facts, options.k_facts), (episodes, options.k_episodes)):
         # Rarity is measured within each kind, so asking for facts only does not change their scores.
@@ -320,18 +321,11 @@ def rank(memories: list[ScopeMemory], query: str, now: str, options: Options) ->
                 item.decay = decay(item.age_days, options.half_life_days)
             item.score = item.relevance.score * item.decay
             kept.append(item)
-        kept.sort(key=lambda i: (-i.score, _scope_rank(memories, i.scope), _descending(i.date), i.id))
+        kept.sort(key=lambda i: (i.date, i.id), reverse=True)  # stable sorts: equal scores go newest first
+        kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
         chosen += kept[:limit]
     return chosen
 
 
 def _documents(item: Item) -> list[Document]:
     return [episode_document(item.episode)] if item.episode else [fact_document(f) for f in item.facts]
-
-
-def _scope_rank(memories: list[ScopeMemory], scope: str) -> int:
-    return next(n for n, m in enumerate(memories) if m.scope == scope)
-
-
-def _descending(when: str) -> tuple[int, ...]:
-    return tuple(-ord(ch) for ch in when)
