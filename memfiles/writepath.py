@@ -200,6 +200,8 @@ def reject(paths: Paths, scope: Scope, target: str) -> Fact:
 
 # --- episodes (FORMAT.md, "Episodes"): the same guard and policy as facts, one new file per episode ---
 
+_LISTED_FILES = 50  # files named in a commit message; the rest are counted
+
 
 @dataclass(slots=True)
 class NewEpisode:
@@ -335,4 +337,7 @@ def _episode_message(scope: Scope, written: list[EpisodeWrite]) -> str:
         title = f"mem: episode {scope} {episode.session or episode.id}"
     else:
         title = f"mem: episodes {scope} ({len(written)})"
-    return title + "\n\n" + "".join(f"recorded {r.path}\n" for r in written)
+    # The message is one argument to git; listing thousands of files would exceed the OS limit (128 KiB).
+    listed = "".join(f"recorded {r.path}\n" for r in written[:_LISTED_FILES])
+    more = f"… and {len(written) - _LISTED_FILES} more\n" if len(written) > _LISTED_FILES else ""
+    return title + "\n\n" + listed + more
