@@ -281,10 +281,12 @@ def log(
 
 # --- episodes, recall and render (issue 3): commands go in this section ---
 
-UsersOpt = Annotated[list[str] | None, typer.Option("--user", "-u", help="User id (repeatable).")]
+UsersOpt = Annotated[list[str] | None, typer.Option("--user", "-u", metavar="ID", help="User id (repeatable).")]
 ScopesOpt = Annotated[
     list[str] | None,
-    typer.Option("--scope", "-s", help="Scope user:ID, org:ID or agent:ID (repeatable: a user plus their org)."),
+    typer.Option(
+        "--scope", "-s", metavar="SCOPE", help="user:ID, org:ID or agent:ID (repeatable: a user plus their org)."
+    ),
 ]
 
 

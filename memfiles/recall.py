@@ -15,6 +15,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from memfiles import clock
@@ -47,6 +48,7 @@ SUBJECT_WORDS = {
 }
 
 
+@lru_cache(maxsize=1 << 16)  # a store has far fewer distinct words than words; stemming each once is enough
 def stem(word: str) -> str:
     """Light suffix stemming (plural, -ing, -ed, -ment, final e): 'investing' and 'invested' → 'invest'."""
     if len(word) <= 3 or not word.isalpha():
@@ -68,12 +70,25 @@ def stem(word: str) -> str:
     return word
 
 
+def _words(text: str) -> list[str]:
+    folded = text.casefold()
+    if not folded.isascii():  # fold accents (é → e) only where there are any: most text is ASCII
+        folded = "".join(ch for ch in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(ch))
+    return _WORD.findall(folded)
+
+
+def _kept(word: str, keep_stopwords: bool = False) -> bool:
+    return (len(word) > 1 or word.isdigit()) and (keep_stopwords or word not in STOPWORDS)
+
+
 def terms(text: str, keep_stopwords: bool = False) -> list[str]:
     """Normalised, stemmed words of `text`: case, accents and punctuation folded; stop words dropped."""
-    folded = unicodedata.normalize("NFKD", text)
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch)).casefold()
-    words = [w for w in _WORD.findall(folded) if len(w) > 1 or w.isdigit()]
-    return [stem(w) for w in words if keep_stopwords or w not in STOPWORDS]
+    return [stem(w) for w in _words(text) if _kept(w, keep_stopwords)]
+
+
+def term_set(text: str) -> frozenset[str]:
+    """The distinct terms of `text` (what a document needs), stemming each distinct word once."""
+    return frozenset(stem(w) for w in set(_words(text)) if _kept(w))
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +106,8 @@ class Document:
 def fact_document(fact: Fact) -> Document:
     """What a fact is about: its key, value and subject."""
     key_terms = tuple(terms(fact.key.replace("_", " "), keep_stopwords=True))
-    words = terms(f"{fact.key.replace('_', ' ')} {fact.value} {SUBJECT_WORDS.get(fact.subject, '')}")
-    return Document(frozenset(words) | frozenset(key_terms), key_terms)
+    words = term_set(f"{fact.key.replace('_', ' ')} {fact.value} {SUBJECT_WORDS.get(fact.subject, '')}")
+    return Document(words | frozenset(key_terms), key_terms)
 
 
 def episode_document(episode: Episode) -> Document:
@@ -100,7 +115,7 @@ def episode_document(episode: Episode) -> Document:
     parts = [episode.summary, *episode.events, *episode.entities]
     parts += [f"{f.key.replace('_', ' ')} {f.value}" for f in episode.facts]
     parts += [f"{i.key.replace('_', ' ')} {i.reason}" for i in episode.invalidates]
-    return Document(frozenset(terms(" ".join(parts))))
+    return Document(term_set(" ".join(parts)))
 
 
 @dataclass(frozen=True, slots=True)
