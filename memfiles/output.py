@@ -141,9 +141,11 @@ def recalled(found: Recalled, fmt: str, explain: bool) -> None:
 
 
 def _about(item: Item) -> list[str]:
+    from memfiles.render import clean  # stored text may hold bidi or control characters: not on a terminal either
+
     if item.episode is not None:
-        return [f"session {item.episode.session or '-'} · {item.episode.outcome}", item.episode.summary]
-    return [item.facts[0].key, " vs ".join(f"{f.value} ({f.confidence} {f.stated_at[:10]})" for f in item.facts)]
+        return [clean(f"session {item.episode.session or '-'} · {item.episode.outcome}"), clean(item.episode.summary)]
+    return [item.facts[0].key, clean(" vs ".join(f"{f.value} ({f.confidence} {f.stated_at[:10]})" for f in item.facts))]
 
 
 def _explain(found: Recalled) -> None:

@@ -281,3 +281,15 @@ def test_memory_md_shares_the_loader_impossible_dates_are_format_errors_and_date
     doc = memoryfile.parse(data.format(value="2026-05-01", stated="2026-06-02").encode(), "MEMORY.md")
     assert doc.facts[0].value == "2026-05-01" and doc.facts[0].stated_at == "2026-06-02"
     assert memoryfile.parse(memoryfile.serialize(doc), "MEMORY.md").facts == doc.facts
+
+
+def test_a_large_batch_names_some_files_in_its_commit_and_counts_the_rest(home: Path) -> None:
+    batch = [
+        {"summary": f"Episode number {n}.", "started_at": f"2026-08-01T00:{n // 60:02d}:{n % 60:02d}Z"}
+        for n in range(55)
+    ]
+    result = runner.invoke(app, ["episode", "--from-json", "-", "-u", "alice"], input=json.dumps(batch))
+    assert result.exit_code == 0 and len(_files(home)) == 55
+    body = subprocess.run(["git", "-C", str(home), "log", "-1", "--format=%B"], capture_output=True, text=True).stdout
+    assert body.startswith("mem: episodes user:alice (55)\n\nrecorded users/alice/episodes/2026/08/")
+    assert body.count("recorded ") == 50 and "… and 5 more" in body
