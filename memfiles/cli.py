@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from typer.core import TyperGroup
@@ -303,6 +303,155 @@ def log(
 
 
 # --- episodes, recall and render (issue 3): commands go in this section ---
+
+UsersOpt = Annotated[list[str] | None, typer.Option("--user", "-u", metavar="ID", help="User id (repeatable).")]
+ScopesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--scope", "-s", metavar="SCOPE", help="user:ID, org:ID or agent:ID (repeatable: a user plus their org)."
+    ),
+]
+
+
+@app.command()
+def episode(
+    ctx: typer.Context,
+    summary: Annotated[str | None, typer.Argument(help="What happened, in a few sentences.")] = None,
+    session: Annotated[str | None, typer.Option(help="Session or task id, e.g. s-31.")] = None,
+    at: Annotated[str | None, typer.Option(help="When it started (ISO date/datetime; default now).")] = None,
+    ended: Annotated[str | None, typer.Option(help="When it ended (ISO date/datetime).")] = None,
+    entity: Annotated[
+        list[str] | None, typer.Option(help="Something it was about, e.g. 'order O-4471' (repeatable).")
+    ] = None,
+    event: Annotated[list[str] | None, typer.Option(help="One thing that happened, in order (repeatable).")] = None,
+    outcome: Annotated[
+        Literal["success", "failure", "partial", "unknown"], typer.Option(help="How it ended.")
+    ] = "unknown",
+    fact: Annotated[
+        list[str] | None, typer.Option(help="Candidate fact KEY=VALUE for consolidation (repeatable).")
+    ] = None,
+    invalidates: Annotated[
+        list[str] | None, typer.Option(help="KEY=REASON: a fact this makes stale (repeatable).")
+    ] = None,
+    source: Annotated[str | None, typer.Option(help="Where it came from (default agent_summary).")] = None,
+    from_json: Annotated[
+        typer.FileText | None,
+        typer.Option("--from-json", help="Read one episode object or a list from FILE or - (stdin)."),
+    ] = None,
+    user: UserOpt = None,
+    scope: ScopeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Record what happened in a session or task as one episode file (one commit); --from-json records many."""
+    from memfiles.episodes import CandidateFact, Invalidation, split_pair
+    from memfiles.errors import RefusedError, UsageError
+    from memfiles.writepath import NewEpisode, add_episodes
+
+    home, chosen = _scoped(ctx, user, scope)
+    if from_json is not None:
+        if any([summary, session, at, ended, entity, event, fact, invalidates, source]) or outcome != "unknown":
+            raise UsageError("give either SUMMARY with options or --from-json, not both")
+        from memfiles.schema import episodes_from_json
+
+        batch = episodes_from_json(from_json.read(), from_json.name)
+    elif summary is None:
+        raise UsageError("give the episode's SUMMARY, or --from-json FILE (- for stdin)")
+    else:
+        facts = [CandidateFact(*split_pair(f, "--fact")) for f in fact or []]
+        stale = [Invalidation(*split_pair(i, "--invalidates")) for i in invalidates or []]
+        batch = [NewEpisode(summary, session, at, ended, entity or [], event or [], outcome, facts, stale, source)]
+    try:
+        results = add_episodes(home.paths, home.config, chosen, batch)
+    except RefusedError as exc:
+        output.refused(exc.rule, exc.why, as_json)
+        raise typer.Exit(1) from None
+    output.episodes_recorded(results, as_json)
+
+
+@app.command()
+def recall(
+    ctx: typer.Context,
+    query: Annotated[
+        str | None, typer.Argument(help='What to recall, e.g. "investing a bonus" ("" = all in range).')
+    ] = None,
+    user: UsersOpt = None,
+    scope: ScopesOpt = None,
+    k: Annotated[int | None, typer.Option("-k", min=1, help="At most N facts and N episodes (default 5 + 3).")] = None,
+    kind: Annotated[Literal["all", "facts", "episodes"], typer.Option(help="What to recall.")] = "all",
+    since: Annotated[str | None, typer.Option(help="Only episodes since DATE, or the last Nd days.")] = None,
+    until: Annotated[str | None, typer.Option(help="Only episodes until DATE (inclusive).")] = None,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Facts valid then, episodes up to then.")] = None,
+    min_score: Annotated[float | None, typer.Option(help="Relevance threshold, 0-1 (default 0.3).")] = None,
+    budget: Annotated[
+        int | None, typer.Option(min=1, help="Token budget (estimated offline); lowest-scored dropped.")
+    ] = None,
+    fmt: Annotated[Literal["block", "json", "table"], typer.Option("--format", help="Output format.")] = "block",
+    explain: Annotated[bool, typer.Option("--explain", help="Show why each item was chosen, with scores.")] = False,
+    half_life: Annotated[float | None, typer.Option(min=0, help="Episode half-life in days (0 = no decay).")] = None,
+    hook: Annotated[
+        bool, typer.Option("--hook", help="Claude Code hook: read its JSON on stdin, always exit 0.")
+    ] = False,
+) -> None:
+    """Recall the facts and episodes relevant to QUERY, as a block of remembered data for a prompt."""
+    if hook:
+        _hook(ctx, user, scope)
+        return
+    from memfiles import retrieve
+    from memfiles.errors import UsageError
+
+    if query is None:
+        raise UsageError('give a QUERY ("" for everything in range), or --hook')
+    home = _context(ctx)
+    scopes = retrieve.choose_scopes(home.config, user, scope)
+    options = retrieve.recall_options(home.config, k, kind, since, until, as_of, min_score, half_life)
+    found = retrieve.recall(home, scopes, query, options, budget=budget)
+    output.problems(found.problems)
+    output.recalled(found, fmt, explain)
+
+
+def _hook(ctx: typer.Context, user: list[str] | None, scope: list[str] | None) -> None:
+    import sys
+
+    try:
+        from memfiles import retrieve
+
+        text = retrieve.hook_block(sys.stdin.read(), ctx.meta.get("mem.home"), user or [], scope or [])
+    except Exception as exc:  # a broken memory must never block a session: report it and exit 0
+        output.error(f"hook: {exc}")
+        return
+    output.block(text)
+
+
+@app.command()
+def render(
+    ctx: typer.Context,
+    fmt: Annotated[Literal["block", "json", "markdown"], typer.Option("--format", help="Output format.")] = "block",
+    episodes: Annotated[int, typer.Option(min=0, help="How many of the newest episodes to include.")] = 5,
+    budget: Annotated[int | None, typer.Option(min=1, help="Token budget (estimated offline).")] = None,
+    into: Annotated[
+        Path | None, typer.Option("--into", help="Write between mem markers in FILE (CLAUDE.md, AGENTS.md, .mdc).")
+    ] = None,
+    user: UserOpt = None,
+    scope: ScopeOpt = None,
+) -> None:
+    """Render a scope's whole current memory: active facts, conflicts and the newest episodes."""
+    from memfiles import retrieve
+    from memfiles.errors import UsageError
+    from memfiles.render import markdown
+
+    home, chosen = _scoped(ctx, user, scope)
+    found = retrieve.render_memory(home, [chosen], episodes, budget=budget)
+    output.problems(found.problems)
+    text = markdown(found.scopes, found.as_of, found.items) if fmt == "markdown" else found.rendered.text
+    if into is None:
+        if fmt == "markdown":
+            output.block(text)
+        else:
+            output.recalled(found, fmt, explain=False)
+        return
+    if fmt == "json":
+        raise UsageError("--into writes a block or markdown, not JSON")
+    output.written_into(str(into), str(chosen), retrieve.write_into(into, chosen, text))
 
 
 # --- end of episodes, recall and render ---

@@ -20,8 +20,12 @@ ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 CONFIG_NAME = "mem.toml"
 MEMORY_NAME = "MEMORY.md"
 EPISODES_DIR = "episodes"
+DIGEST_NAME = "DIGEST.md"
 CACHE_DIR = ".cache"
 LOCAL_HOME = ".mem"
+_YEAR = re.compile(r"\d{4}")
+_MONTH = re.compile(r"\d{2}")
+_EPISODE_FILE = re.compile(r"[^.].*\.md")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,27 @@ class Paths:
     def episodes_dir(self, scope: Scope) -> Path:
         return self._inside(self.scope_dir(scope) / EPISODES_DIR)
 
+    def episode_month_dir(self, scope: Scope, when: str) -> Path:
+        """The folder of one month's episodes (`episodes/YYYY/MM`) for a When such as 2026-08-03T14:02:00Z."""
+        return self._inside(self.episodes_dir(scope) / when[:4] / when[5:7])
+
+    def episode_files(self, scope: Scope, first_month: str | None = None, last_month: str | None = None) -> list[Path]:
+        """The scope's episode files (`episodes/YYYY/MM/*.md`, not DIGEST.md), oldest month first.
+
+        Only the scope's own folder is listed (isolation); links are skipped, never followed.
+        `first_month`/`last_month` ("YYYY-MM") skip whole months outside a time range without opening them.
+        """
+        base = self.episodes_dir(scope)
+        found: list[Path] = []
+        for year in _entries(base, _YEAR):
+            for month in _entries(base / year, _MONTH):
+                stamp = f"{year}-{month}"
+                if (first_month and stamp < first_month) or (last_month and stamp > last_month):
+                    continue
+                folder = base / year / month
+                found.extend(folder / name for name in _entries(folder, _EPISODE_FILE, want_dir=False))
+        return found
+
     def lock_file(self, name: str) -> Path:
         return self.locks / f"{name}.lock"
 
@@ -160,3 +185,20 @@ class Paths:
         if real != real_root and not real.startswith(real_root + os.sep):
             raise ScopeError(f"{self.relative(path)} leads outside the memory home ({real}); refusing")
         return path
+
+
+def _entries(folder: Path, pattern: re.Pattern[str], want_dir: bool = True) -> list[str]:
+    """Sorted names in `folder` matching `pattern` that are real folders (or real files), never links."""
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    names = [
+        e.name
+        for e in entries
+        if pattern.fullmatch(e.name)
+        and e.name != DIGEST_NAME
+        and not e.is_symlink()
+        and (e.is_dir(follow_symlinks=False) if want_dir else e.is_file(follow_symlinks=False))
+    ]
+    return sorted(names)

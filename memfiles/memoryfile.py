@@ -80,6 +80,16 @@ def parse(data: bytes, path: str, expected_scope: str | None = None) -> MemoryDo
     scope = expected_scope or ""
     if front is None:
         return MemoryDoc(scope=scope, body=body, bom=bom)
+    text, raw = load_frontmatter(front, path, first_line)
+    try:
+        return _validate(raw, path, expected_scope, body, bom)
+    except _Problem as problem:
+        line = _locate(text, problem.where) + first_line
+        raise FileFormatError(path, line, problem.message) from None
+
+
+def load_frontmatter(front: bytes, path: str, first_line: int) -> tuple[str, Any]:
+    """Decode and load frontmatter (from split_frontmatter) as YAML, or raise FileFormatError with `path:line`."""
     if first_line < 0:
         raise FileFormatError(path, 1, "frontmatter opened with `---` is never closed by a `---` line")
     try:
@@ -88,7 +98,7 @@ def parse(data: bytes, path: str, expected_scope: str | None = None) -> MemoryDo
         line = front[: exc.start].count(b"\n") + 2
         raise FileFormatError(path, line, "frontmatter is not valid UTF-8") from None
     try:
-        raw = yaml.load(text, Loader=SafeTextLoader)
+        return text, yaml.load(text, Loader=SafeTextLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + first_line if mark is not None else 1
@@ -98,11 +108,6 @@ def parse(data: bytes, path: str, expected_scope: str | None = None) -> MemoryDo
         raise FileFormatError(path, 1, "frontmatter nests too deeply") from None
     except (ValueError, TypeError, OverflowError) as exc:
         raise FileFormatError(path, 1, f"frontmatter is not valid YAML: {exc}") from None
-    try:
-        return _validate(raw, path, expected_scope, body, bom)
-    except _Problem as problem:
-        line = _locate(text, problem.where) + first_line
-        raise FileFormatError(path, line, problem.message) from None
 
 
 class _Problem(Exception):
@@ -238,7 +243,8 @@ def _represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.Scalar
 _Dumper.add_representer(datetime, _represent_datetime)
 
 
-def _yaml_when(when: str) -> date | datetime:
+def yaml_when(when: str) -> date | datetime:
+    """A When as the value YAML writes unquoted (`2026-06-02`, `2026-06-02T10:00:00Z`)."""
     return date.fromisoformat(when) if len(when) == 10 else clock.to_datetime(when)
 
 
@@ -249,17 +255,17 @@ def serialize(doc: MemoryDoc) -> bytes:
         entry: dict[str, Any] = dict(fact.to_dict())
         for name in ("stated_at", "valid_from", "expires_at", "valid_to", "last_confirmed"):
             if entry.get(name) is not None:
-                entry[name] = _yaml_when(entry[name])
+                entry[name] = yaml_when(entry[name])
         facts.append(entry)
-    front = yaml.dump(
-        {"scope": doc.scope, "facts": facts},
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=1_000_000,
+    return doc.bom + dump_frontmatter({"scope": doc.scope, "facts": facts}) + doc.body
+
+
+def dump_frontmatter(data: dict[str, Any]) -> bytes:
+    """`data` as a `---` fenced YAML block in insertion order: plain, stable, never folded."""
+    text = yaml.dump(
+        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
     )
-    return doc.bom + b"---\n" + front.encode("utf-8") + b"---\n" + doc.body
+    return b"---\n" + text.encode("utf-8") + b"---\n"
 
 
 def new_body(scope: str) -> bytes:

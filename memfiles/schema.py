@@ -6,11 +6,14 @@ these models validate what comes in (`extra="forbid"`) and type what the Python 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from memfiles.model import Fact, Outcome
+
+if TYPE_CHECKING:
+    from memfiles.writepath import NewEpisode
 
 Subject = Literal["user_preference", "user_attribute", "account_state", "constraint", "past_action", "goal"]
 Status = Literal["active", "proposed", "conflict", "superseded", "expired", "retracted"]
@@ -62,3 +65,82 @@ class OutcomeModel(BaseModel):
     def line(self) -> str:
         """The same one-line text `mem add` prints."""
         return Outcome(self.kind, self.scope, self.key, self.fact_id, list(self.ids), self.rule, self.why).line()
+
+
+class CandidateFactModel(BaseModel):
+    """A candidate fact inside an episode (`--fact KEY=VALUE`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str
+    value: str
+    subject: Subject | None = None
+    confidence: Literal["stated", "inferred"] | None = None
+
+
+class InvalidationModel(BaseModel):
+    """A key an episode makes stale, with the reason."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str
+    reason: str
+
+
+class EpisodeInput(BaseModel):
+    """One episode object of `mem episode --from-json` (FORMAT.md, "Episodes"; id and scope are assigned)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    summary: str
+    session: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    entities: list[str] = []
+    events: list[str] = []
+    outcome: Literal["success", "failure", "partial", "unknown"] = "unknown"
+    facts: list[CandidateFactModel] = []
+    invalidates: list[InvalidationModel] = []
+    source: str | None = None
+
+    def to_new(self) -> NewEpisode:
+        """The write path's input record."""
+        from memfiles.episodes import CandidateFact, Invalidation
+        from memfiles.writepath import NewEpisode
+
+        return NewEpisode(
+            summary=self.summary,
+            session=self.session,
+            at=self.started_at,
+            ended=self.ended_at,
+            entities=list(self.entities),
+            events=list(self.events),
+            outcome=self.outcome,
+            facts=[CandidateFact(f.key, f.value, f.subject, f.confidence) for f in self.facts],
+            invalidates=[Invalidation(i.key, i.reason) for i in self.invalidates],
+            source=self.source,
+        )
+
+
+def episodes_from_json(text: str, where: str) -> list[NewEpisode]:
+    """One episode object or a list of them (JSON text) into write-path records, or a UsageError naming the item."""
+    import json
+
+    from pydantic import ValidationError
+
+    from memfiles.errors import UsageError
+
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{where}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    items = raw if isinstance(raw, list) else [raw]
+    batch: list[NewEpisode] = []
+    for number, item in enumerate(items, start=1):
+        try:
+            batch.append(EpisodeInput.model_validate(item).to_new())
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "episode"
+            raise UsageError(f"{where}: episode #{number}: {field}: {first['msg']}") from None
+    return batch
