@@ -14,9 +14,10 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from memfiles import clock
 from memfiles.episodes import Episode
@@ -133,25 +134,79 @@ class Query:
         return not self.text.strip()
 
 
-def prepare(text: str, documents: list[Document]) -> Query:
-    """Prepare `text` against the candidate documents: idf weights (BM25's) and typo variants of each term."""
+class Corpus(Protocol):
+    """What scoring needs to know about the documents competing with each other (one kind, in range).
+
+    Two implementations must agree: `DocumentCorpus` (documents in memory) and the index's.
+    """
+
+    @property
+    def total(self) -> int:
+        """How many documents compete."""
+        ...
+
+    def frequencies(self, terms: Sequence[str]) -> Mapping[str, int]:
+        """In how many documents each of `terms` occurs (document frequency)."""
+        ...
+
+    def vocabulary(self) -> Iterable[str]:
+        """Stored terms that typos of query terms are looked up among (a superset is fine)."""
+        ...
+
+
+class DocumentCorpus:
+    """A Corpus over documents held in memory."""
+
+    def __init__(self, documents: Iterable[Document]) -> None:
+        self._frequency: Counter[str] = Counter()
+        self._total = 0
+        for doc in documents:
+            self._frequency.update(doc.terms)
+            self._total += 1
+
+    @property
+    def total(self) -> int:
+        return self._total
+
+    def frequencies(self, terms: Sequence[str]) -> Mapping[str, int]:
+        return {t: self._frequency[t] for t in terms}
+
+    def vocabulary(self) -> Iterable[str]:
+        return self._frequency.keys()
+
+
+def prepare(text: str, corpus: Corpus) -> Query:
+    """Prepare `text` against the competing documents: idf weights (BM25's) and typo variants of each term."""
     from rapidfuzz import fuzz, process
 
     found = terms(text) or terms(text, keep_stopwords=True)  # "what is it" still searches for something
     unique = tuple(dict.fromkeys(found))
-    frequency: Counter[str] = Counter()
-    for doc in documents:
-        frequency.update(doc.terms)
-    total = len(documents)
+    frequency = corpus.frequencies(unique)
+    total = corpus.total
     # A term stored nowhere weighs like the rarest stored term, so it does not drown the terms that match.
-    weights = {t: math.log(1 + (total - max(frequency[t], 1) + 0.5) / (max(frequency[t], 1) + 0.5)) for t in unique}
-    vocabulary = [t for t in frequency if t.isalpha()]
+    weights = {
+        t: math.log(1 + (total - max(frequency.get(t, 0), 1) + 0.5) / (max(frequency.get(t, 0), 1) + 0.5))
+        for t in unique
+    }
+    candidates = [t for t in unique if len(t) >= _TYPO_MIN_LENGTH and t.isalpha()]
+    vocabulary = [t for t in corpus.vocabulary() if t.isalpha()] if candidates else []
     typos: dict[str, dict[str, float]] = {}
-    for term in unique:
-        if len(term) >= _TYPO_MIN_LENGTH and term.isalpha():
-            hits = process.extract(term, vocabulary, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF, limit=None)
-            typos[term] = {word: TYPO_CREDIT * score / 100 for word, score, _ in hits if word != term}
+    for term in candidates:
+        hits = process.extract(term, vocabulary, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF, limit=None)
+        typos[term] = {word: TYPO_CREDIT * score / 100 for word, score, _ in hits if word != term}
     return Query(text, unique, weights, typos)
+
+
+def matching_terms(query: Query) -> frozenset[str]:
+    """Stored terms that make a document relevant: the query's terms and their typo variants.
+
+    Invariant (relied on by the index): a document holding none of these scores 0 unless its key
+    terms are all in the query (a key hit), so only documents holding one need scoring.
+    """
+    found = set(query.terms)
+    for variants in query.typos.values():
+        found.update(variants)
+    return frozenset(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +380,7 @@ def rank(memories: list[ScopeMemory], query: str, now: str, options: Options) ->
     for items, limit in ((facts, options.k_facts), (episodes, options.k_episodes)):
         # Rarity is measured within each kind, so asking for facts only does not change their scores.
         documents = {id(item): _documents(item) for item in items}
-        prepared = prepare(query, [d for docs in documents.values() for d in docs])
+        prepared = prepare(query, DocumentCorpus(d for docs in documents.values() for d in docs))
         kept = []
         for item in items:
             item.relevance = max((score_document(prepared, d) for d in documents[id(item)]), key=lambda r: r.score)
