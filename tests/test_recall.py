@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from memfiles.cli import app
 from memfiles.model import Fact
-from memfiles.recall import Query, decay, fact_document, prepare, score_document, stem, terms
+from memfiles.recall import DocumentCorpus, Query, decay, fact_document, prepare, score_document, stem, terms
 
 runner = CliRunner()
 BIN = Path(sys.executable).parent
@@ -53,7 +53,7 @@ def _fact(key: str, value: str, subject: str = "user_preference") -> Fact:
 
 def _score(query: str, fact: Fact, *others: Fact) -> float:
     docs = [fact_document(f) for f in (fact, *others)]
-    return score_document(prepare(query, docs), docs[0]).score
+    return score_document(prepare(query, DocumentCorpus(docs)), docs[0]).score
 
 
 def test_score_exact_key_hit_beats_a_mention_and_nothing_scores_zero() -> None:
@@ -74,7 +74,10 @@ def test_decay_halves_every_half_life() -> None:
 
 
 def test_blank_query_matches_everything() -> None:
-    assert Query("", ()).everything and score_document(prepare("", []), fact_document(_fact("k", "v"))).score == 1.0
+    assert (
+        Query("", ()).everything
+        and score_document(prepare("", DocumentCorpus([])), fact_document(_fact("k", "v"))).score == 1.0
+    )
 
 
 # --- through the command line ---
