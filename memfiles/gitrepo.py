@@ -255,6 +255,12 @@ def merge_base(root: Path, a: str, b: str) -> str | None:
     return found.stdout.strip() or None
 
 
+def changed_since_base(root: Path, ours: str, theirs: str) -> list[str]:
+    """Paths `theirs` changed since its common ancestor with `ours` (what merging it can touch)."""
+    out = _run(root, "diff", "--name-only", "--no-renames", "-z", f"{ours}...{theirs}").stdout
+    return sorted({p for p in out.split("\0") if p})
+
+
 def attribute(root: Path, relpath: str, name: str) -> str | None:
     """The value .gitattributes gives attribute `name` for `relpath` (None when unspecified)."""
     out = _run(root, "check-attr", "-z", name, "--", relpath).stdout.split("\0")

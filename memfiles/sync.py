@@ -22,6 +22,11 @@ from memfiles.layout import Paths
 HAND_EDITS_MESSAGE = "mem: commit hand edits"
 PUSH_ATTEMPTS = 3  # another machine may push between our fetch and our push: fetch, merge, retry
 _MARKER = re.compile(rb"^(<<<<<<<|>>>>>>>)( |$)", re.MULTILINE)
+_NOT_ON_PATH = (
+    "`mem` is not on PATH, so git cannot run the MEMORY.md merge driver (`mem merge-driver`): a MEMORY.md "
+    "changed on both machines would be left unmerged; put the folder holding `mem` on PATH (e.g. activate "
+    "its virtualenv) before syncing"
+)
 
 
 @dataclass(slots=True)
@@ -55,15 +60,14 @@ def sync(
         raise MemError(_no_remote(root, remote, known))
     _check_driver(root, say)
     result = SyncResult(remote, branch)
-    with _home_locked(paths):
+    with _locked(paths, []):
         result.committed_hand_edits = _prepare(paths, commit)
     tracking = f"refs/remotes/{remote}/{branch}"
     for attempt in range(PUSH_ATTEMPTS):
         gitrepo.fetch(root, remote)
         theirs = gitrepo.rev(root, tracking)
         if theirs is not None:
-            with _home_locked(paths):
-                result.received += _merge(root, remote, branch, theirs)
+            result.received += _merge(paths, remote, branch, theirs)
         ahead = gitrepo.count(root, theirs, "HEAD")
         if ahead == 0:
             break
@@ -99,20 +103,14 @@ def _check_driver(root: Path, say: Callable[[str], None]) -> None:
         say(_NOT_ON_PATH)
 
 
-_NOT_ON_PATH = (
-    "`mem` is not on PATH, so git cannot run the MEMORY.md merge driver (`mem merge-driver`): a MEMORY.md "
-    "changed on both machines would be left unmerged; put the folder holding `mem` on PATH (e.g. activate "
-    "its virtualenv) before syncing"
-)
-
-
 @contextlib.contextmanager
-def _home_locked(paths: Paths) -> Iterator[None]:
-    """Hold every scope's write lock, then git's, so no `mem` write lands in the middle of a merge."""
+def _locked(paths: Paths, touched: list[str]) -> Iterator[None]:
+    """Hold the write locks of the scopes a merge will touch, then git's: no `mem` write lands mid-merge."""
     from memfiles.store import git_lock, scope_lock
 
+    scopes = {layout.scope_from_relpath(relpath) for relpath in touched}
     with contextlib.ExitStack() as stack:
-        for scope in paths.scopes():  # sorted, and before the git lock: the write path's lock order
+        for scope in sorted((s for s in scopes if s is not None), key=str):  # sorted, then git: no deadlock
             stack.enter_context(scope_lock(paths, scope))
         stack.enter_context(git_lock(paths))
         yield
@@ -172,8 +170,9 @@ def _expected_scope(relpath: str) -> str | None:
     return str(scope)
 
 
-def _merge(root: Path, remote: str, branch: str, theirs: str) -> int:
+def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
     """Merge the fetched commit into the current branch; the number of commits received."""
+    root = paths.root
     incoming = gitrepo.count(root, "HEAD", theirs)
     if incoming == 0:
         return 0
@@ -183,22 +182,22 @@ def _merge(root: Path, remote: str, branch: str, theirs: str) -> int:
             f"combine them once by hand: git -C {root} merge --allow-unrelated-histories {remote}/{branch}, "
             f"or start this machine from the remote: mem init --clone URL NEW_PATH"
         )
-    clean, said = gitrepo.merge(root, f"refs/remotes/{remote}/{branch}", f"mem: sync with {remote}/{branch}")
-    if clean:
-        return incoming
-    left = gitrepo.unmerged(root)
-    if not left:
-        raise GitError(f"git merge {remote}/{branch} failed in {root}: {_tail(said)}")
-    failed = [line for line in said.splitlines() if line.startswith("mem: error:")]
-    if failed or shutil.which("mem") is None:
-        # The merge driver did not run or refused a file: git left "ours" in place without markers,
-        # and committing that would drop the remote's facts. Undo the merge; nothing changes.
-        gitrepo.merge_abort(root)
-        why = "; ".join(line.removeprefix("mem: error: ") for line in failed) or "`mem` is not on PATH"
-        raise MemError(
-            f"merging {remote}/{branch} needs the MEMORY.md merge driver (`mem merge-driver`), which failed: "
-            f"{why}; the merge was undone, nothing changed"
-        )
+    with _locked(paths, gitrepo.changed_since_base(root, "HEAD", theirs)):
+        clean, said = gitrepo.merge(root, f"refs/remotes/{remote}/{branch}", f"mem: sync with {remote}/{branch}")
+        if clean:
+            return incoming
+        left = gitrepo.unmerged(root)
+        if not left:  # git refused to start (e.g. an untracked file in the way): nothing to undo
+            raise GitError(f"git merge {remote}/{branch} failed in {root}: {_tail(said)}")
+        failed = [line.removeprefix("mem: error: ") for line in said.splitlines() if line.startswith("mem: error:")]
+        if failed or shutil.which("mem") is None:
+            # The merge driver did not run or refused a file: git left "ours" in place without
+            # markers, and committing that would drop the remote's facts. Undo the merge.
+            gitrepo.merge_abort(root)
+            raise MemError(
+                f"merging {remote}/{branch} needs the MEMORY.md merge driver (`mem merge-driver`), which failed: "
+                f"{'; '.join(failed) or '`mem` is not on PATH'}; the merge was undone, nothing changed"
+            )
     raise MemError(f"merging {remote}/{branch} left conflicts in {root}: {_finish_hint(root, left)}")
 
 

@@ -331,3 +331,29 @@ def test_homes_with_unrelated_histories_are_not_merged_silently(
     name = branch(other)
     assert result.stderr.startswith(f"mem: error: origin/{name} shares no history with {other}")
     assert f"merge --allow-unrelated-histories origin/{name}" in result.stderr
+
+
+def test_a_push_that_loses_a_race_fetches_merges_and_pushes_again(
+    machines: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memfiles import gitrepo
+
+    _remote, one, two = machines
+    real_push = gitrepo.push
+    raced: list[bool] = []
+
+    def push_after_one(root: Path, remote: str, branch: str, set_upstream: bool) -> tuple[bool, str]:
+        if root == two and not raced:  # machine one pushes between two's fetch and two's push
+            raced.append(True)
+            mem(one, "add", "-u", "alice", "timezone", "UTC", "--at", "2026-06-01")
+            mem(one, "sync")
+        return real_push(root, remote, branch, set_upstream)
+
+    monkeypatch.setattr(gitrepo, "push", push_after_one)
+    mem(two, "add", "-u", "alice", "language", "fr", "--at", "2026-06-01")
+    result = mem(two, "sync")
+    name = branch(two)
+    assert raced and result.stdout == f"synced {name} with origin/{name}: received 1 commit, sent 2 commits\n"
+    mem(one, "sync")
+    assert (one / MEMORY).read_bytes() == (two / MEMORY).read_bytes()
+    assert {"timezone", "language"} <= {key for key, _value, _status in facts(one).values()}
