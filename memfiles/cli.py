@@ -88,12 +88,18 @@ def _scoped(ctx: typer.Context, user: str | None, scope: str | None) -> tuple[An
 def init(
     ctx: typer.Context,
     path: Annotated[Path | None, typer.Argument(help="Where to create the home (default: the resolved home).")] = None,
+    clone: Annotated[
+        str | None, typer.Option("--clone", metavar="URL", help="Set up another machine: clone URL (see `mem sync`).")
+    ] = None,
 ) -> None:
     """Create a memory home: a git repository with mem.toml, .gitattributes and a first commit."""
     from memfiles.home import init_home
     from memfiles.layout import resolve_home
 
     root = resolve_home(path or ctx.meta.get("mem.home"))
+    if clone is not None:
+        _init_clone(clone, root)
+        return
     if init_home(root):
         output.line(f"created memory home at {root}")
     else:
@@ -470,6 +476,51 @@ def render(
 
 
 # --- sync, merge driver, mcp (issue 6): commands go in this section ---
+
+
+def _init_clone(url: str, root: Path) -> None:
+    from memfiles.sync import clone_home
+
+    output.cloned(url, str(root), started=clone_home(url, root))
+
+
+@app.command()
+def sync(
+    ctx: typer.Context,
+    remote: Annotated[str, typer.Argument(help="Name of the git remote to sync with.")] = "origin",
+    commit: Annotated[
+        bool, typer.Option("--commit", help="Commit hand edits first (message 'mem: commit hand edits').")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Fetch, merge and push the home's git remote; MEMORY.md files merge fact by fact.
+
+    Refuses uncommitted hand edits unless --commit is given. `mem` must be on PATH for git to run
+    the merge driver.
+    """
+    from memfiles.sync import sync as run_sync
+
+    home = _context(ctx)
+    output.synced(run_sync(home.paths, remote, commit, warn=output.warn).to_dict(), as_json)
+
+
+@app.command("merge-driver", hidden=True)
+def merge_driver(
+    base: Annotated[Path, typer.Argument(metavar="%O", help="The common ancestor's version.")],
+    ours: Annotated[Path, typer.Argument(metavar="%A", help="Our version; receives the result.")],
+    theirs: Annotated[Path, typer.Argument(metavar="%B", help="Their version.")],
+    path: Annotated[str, typer.Argument(metavar="%P", help="The file's path in the home.")] = "MEMORY.md",
+) -> None:
+    """Git merge driver for MEMORY.md: merges facts by the supersession rules, notes as text.
+
+    Registered by `mem init` as `mem merge-driver %O %A %B %P`. Exit 0 when clean; 1 when the notes
+    below the frontmatter conflict (markers left there) or a version does not parse (%A untouched).
+    """
+    from memfiles.sync import run_merge_driver
+
+    if not run_merge_driver(base, ours, theirs, path):
+        output.warn(f"{path}: the notes below the frontmatter conflict (markers left there); the facts merged")
+        raise typer.Exit(1)
 
 
 # --- end of sync, merge driver, mcp ---

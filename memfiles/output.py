@@ -183,3 +183,31 @@ def written_into(path: str, scope: str, changed: bool) -> None:
         line(f"wrote the {scope} memory section of {path}")
     else:
         line(f"{path}: the {scope} memory section is already up to date; nothing changed")
+
+
+def synced(result: dict[str, Any], as_json: bool) -> None:
+    """What `mem sync` did (SyncResult.to_dict()): commits received and sent, or its JSON."""
+    if as_json:
+        emit_json(result)
+        return
+    if result["committed_hand_edits"]:
+        line("committed hand edits")
+    branch, where = result["branch"], f"{result['remote']}/{result['branch']}"
+    if not result["received"] and not result["sent"]:
+        line(f"{branch} is in sync with {where}")
+        return
+    first = " (first push: upstream set)" if result["set_upstream"] else ""
+    line(
+        f"synced {branch} with {where}: received {_commits(result['received'])}, sent {_commits(result['sent'])}{first}"
+    )
+
+
+def _commits(count: int) -> str:
+    return f"{count} commit" + ("" if count == 1 else "s")
+
+
+def cloned(url: str, root: str, started: bool) -> None:
+    """What `mem init --clone` did."""
+    line(f"cloned {url} into {root}; MEMORY.md merge driver registered")
+    if started:
+        line(f"the remote was empty: started a new memory home there; `mem --home {root} sync` pushes it")
