@@ -62,11 +62,11 @@ def _index() -> tuple[dict[str, list[Rule]], dict[str, list[tuple[str, list[Rule
     symbols: dict[str, list[Rule]] = {}
     for rule in RULES:
         for anchor in rule.anchors:
-            word = anchor
-            if " " in anchor or word.translate(_SEPARATORS) != word.removesuffix("$"):
+            word = anchor.removesuffix("$")
+            if " " in anchor or word.translate(_SEPARATORS) != word:
                 symbols.setdefault(anchor, []).append(rule)
-            elif word.endswith("$"):
-                exact.setdefault(word[:-1], []).append(rule)
+            elif anchor.endswith("$"):
+                exact.setdefault(word, []).append(rule)
             else:
                 prefixes.setdefault(word, []).append(rule)
     by_first: dict[str, list[tuple[str, list[Rule]]]] = {}

@@ -49,11 +49,15 @@ def check_text_field(name: str, text: str, limit: int) -> None:
         )
     if not text.strip():
         raise RefusedError("MEM604", f"{name} is empty")
-    if "\n" in text or "\r" in text or _CONTROL.search(text):
+    if "\n" in text or "\r" in text:
         raise RefusedError("MEM604", f"{name} must be one line of text without control characters")
+    # The guard runs before the control-character check so that a refusal carries the same code
+    # that `mem lint` reports for the same text (MEM204 for a control character, for example).
     finding = guard(text)
     if finding is not None:
         raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
+    if _CONTROL.search(text):
+        raise RefusedError("MEM604", f"{name} must be one line of text without control characters")
 
 
 def validate(new: NewFact, config: Config) -> Fact:
