@@ -16,7 +16,9 @@ from urllib.parse import parse_qsl, urlsplit
 from memfiles.findings import ERROR, WARNING, Rule, first_of, words
 
 _URL = r"(?:https?:)?//[^\s)\"'<>\]]+|www\.[^\s)\"'<>\]]+"
-_IMAGE = re.compile(rf"!\[[^\]]*\]\(\s*<?(?P<url>{_URL})|<img\b[^>]*?\bsrc\s*=\s*[\"']?(?P<src>{_URL})", re.IGNORECASE)
+_IMAGE = re.compile(
+    rf"!\[[^\]]*\]\(\s*<?(?P<url>{_URL})>?\)?|<img\b[^>]*?\bsrc\s*=\s*[\"']?(?P<src>{_URL})", re.IGNORECASE
+)
 _LINK = re.compile(rf"(?<!!)\[[^\]]*\]\(\s*<?(?P<url>{_URL})|^\s*\[[^\]]+\]:\s*<?(?P<ref>{_URL})|(?P<bare>{_URL})")
 # A slot the model is meant to fill, or a parameter named for what gets stolen.
 _SLOT = re.compile(r"\{[^}]*\}|\$\{?[A-Za-z_]+|<[A-Za-z_ ]+>|\[[A-Z_ ]{3,}\]|%7B|%24|%3C", re.IGNORECASE)

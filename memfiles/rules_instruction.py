@@ -60,7 +60,7 @@ RULES: list[Rule] = [
         "a stored 'always approve … without confirming' becomes a standing order in every future prompt",
         "store the user's preference as a fact about them; keep approval policy in the system prompt",
         first_of(
-            rf"\b(?:always|automatically|auto-?|blindly|unconditionally)\s+{_C}{{0,30}}?"
+            rf"\b(?:(?:always|automatically|blindly|unconditionally)\s+|auto-?\s*){_C}{{0,30}}?"
             r"\b(?:approv|authori[sz]|grant|rubber.stamp|whitelist|waive)\w*",
             rf"\b{_APPROVE}\w*\b{_C}{{0,60}}?\bwithout\s+(?:(?:first|any|further|prior|explicit|manual|extra|my|"
             rf"their|the|user|customer|human|a|an|me|them|him|her)\s+){{0,2}}{_CHECKS}\w*",
@@ -292,7 +292,8 @@ RULES: list[Rule] = [
         "harmless orders are usually misextracted preferences, but orders are the shape injected text takes",
         "rephrase as a preference or constraint of the user: 'prefers amounts in CAD'",
         first_of(
-            r"^\W*(?:always|from now on|every time|whenever)\s+(?:\w+\s+)?(?:show|display|give|use|include|add|send|"
+            r"^[\W_]*(?:[a-z_]+:\s+)?(?:always|from now on|every time|whenever)\s+(?:\w+\s+)?(?:show|display|give|use|"
+            r"include|add|send|"
             r"reply|respond|answer|write|format|mention|tell|recommend|suggest|offer|say|call|address|refer|"
             r"present|convert|quote|list|put|set|make|keep|start|end|sign|open)\b",
             rf"\b{_YOU}\s+(?:will|must|shall|need to|have to|are to|should|'ll)\s+(?:always\s+|never\s+|only\s+|now\s+|"
@@ -323,7 +324,7 @@ _FROM_NOW = ["from now on", "from this", "henceforth", "for the rest of"]
 # is searched as a substring. tests/test_rules.py checks the prefilter against the unfiltered rules.
 ANCHORS: dict[str, list[str]] = {
     "MEM101": [
-        *words("approv authori grant rubber whitelist waive without skip bypass disabl circumvent suppress"),
+        *words("approv authori grant rubber whitelist waive without skip bypass disabl circumvent suppress auto"),
         "turn off",
         "switch off",
     ],
