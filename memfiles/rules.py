@@ -76,6 +76,10 @@ def _index() -> tuple[dict[str, list[Rule]], dict[str, list[tuple[str, list[Rule
 
 
 _EXACT, _PREFIXES, _SYMBOLS = _index()
+_SYMBOL_LIST = [
+    (symbol, symbol.split(" ")[0] if symbol.split(" ")[0].isalpha() else None, frozenset(rules))
+    for symbol, rules in _SYMBOLS.items()
+]
 _TOKEN_RULES: dict[str, frozenset[Rule]] = {}
 
 
@@ -155,12 +159,11 @@ def _candidates(text: str) -> dict[int, set[Rule]]:
             rules = _token_rules(token)
         if rules:
             hits.append((token, rules, True))
-        singles += len(token) == 1
-    for symbol, symbol_rules in _SYMBOLS.items():
-        word = symbol.split(" ")[0]
+        singles += len(token) == 1 and token.isalpha() and token not in "aiu"
+    for symbol, first_word, symbol_rules in _SYMBOL_LIST:
         # a phrase anchor ("act as") is searched only when its first word is in the text at all
-        if (word in tokens if word.isalpha() else True) and symbol in lowered:
-            hits.append((symbol, frozenset(symbol_rules), False))
+        if (first_word is None or first_word in tokens) and symbol in lowered:
+            hits.append((symbol, symbol_rules, False))
     spans: list[tuple[int, frozenset[Rule]]] = []
     for token, token_rules, whole_word in hits:
         haystack = spaced if whole_word else lowered

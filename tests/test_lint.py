@@ -233,3 +233,11 @@ def test_lint_does_not_import_git_or_pydantic(files: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", cli, str(files)], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_docs_list_every_rule() -> None:
+    from memfiles.lint import all_rules
+
+    doc = (Path(__file__).parent.parent / "docs" / "LINT.md").read_text(encoding="utf-8")
+    for rule in all_rules():
+        assert f"### {rule.code} {rule.name} ({rule.severity})" in doc
