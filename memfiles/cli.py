@@ -466,6 +466,49 @@ def render(
 # --- lint (issue 4): commands go in this section ---
 
 
+@app.command()
+def lint(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Files or folders to check (default: the whole memory home).")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="Output: text, json or github (annotations).")] = "text",
+    select: Annotated[str | None, typer.Option(help="Only these codes or prefixes, e.g. MEM1,MEM301.")] = None,
+    ignore: Annotated[str | None, typer.Option(help="Skip these codes or prefixes (adds to mem.toml [lint]).")] = None,
+    explain: Annotated[str | None, typer.Option(metavar="CODE", help="Explain one rule and exit.")] = None,
+    show_suppressed: Annotated[bool, typer.Option(help="Also list findings silenced by allow comments.")] = False,
+) -> None:
+    """Check memory files and agent markdown for instruction-shaped, hidden, secret or exfiltrating text.
+
+    Exit 0 when clean, 1 with findings, 2 on a usage or config error.
+    """
+    from memfiles import lint as linting
+    from memfiles.errors import UsageError
+
+    if explain:
+        output.lint_explain(linting.explain(explain))
+        return
+    if fmt not in ("text", "json", "github"):
+        raise UsageError(f"--format {fmt!r}: use text, json or github")
+    ignored = linting.parse_codes(ignore)
+    base = Path.cwd()
+    if not paths:
+        from memfiles.config import load_config
+        from memfiles.errors import HomeError
+        from memfiles.layout import CONFIG_NAME, require_home, resolve_home
+
+        try:
+            base = require_home(resolve_home(ctx.meta.get("mem.home")))
+        except HomeError as exc:
+            raise UsageError(f"mem lint: give files or folders to check, or a memory home ({exc})") from None
+        ignored += linting.parse_codes(",".join(load_config(base / CONFIG_NAME).lint_ignore))
+        paths = [base]
+    report = linting.lint_paths(paths, linting.parse_codes(select), ignored, base)
+    output.lint_report(report, fmt, show_suppressed)
+    if report.findings:
+        raise typer.Exit(1)
+
+
 # --- end of lint ---
 
 

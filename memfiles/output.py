@@ -211,3 +211,56 @@ def cloned(url: str, root: str, started: bool) -> None:
     line(f"cloned {url} into {root}; MEMORY.md merge driver registered")
     if started:
         line(f"the remote was empty: started a new memory home there; `mem --home {root} sync` pushes it")
+
+
+# --- lint (issue 4) ---
+
+
+def lint_report(report: Any, fmt: str, show_suppressed: bool) -> None:
+    """Print a memfiles.lint.LintReport as text lines, JSON, or GitHub annotation lines."""
+    if fmt == "json":
+        data: dict[str, Any] = {
+            "files": report.files,
+            "errors": report.errors,
+            "warnings": len(report.findings) - report.errors,
+            "findings": [r.to_dict() for r in report.findings],
+        }
+        if show_suppressed:
+            data["suppressed"] = [r.to_dict() for r in report.suppressed]
+        emit_json(data)
+        return
+    for reported in report.findings:
+        f = reported.finding
+        if fmt == "github":
+            kind = "error" if f.severity == "error" else "warning"
+            message = f"{f.message}: {f.excerpt}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            line(f"::{kind} file={reported.path},line={f.line},col={f.col},title={f.code}::{message}")
+        else:
+            line(f'{reported.path}:{f.line}:{f.col}: {f.code} {f.message}  "{f.excerpt}"')
+    if show_suppressed:
+        for reported in report.suppressed:
+            f = reported.finding
+            line(f'{reported.path}:{f.line}:{f.col}: {f.code} suppressed ({reported.reason})  "{f.excerpt}"')
+    if fmt == "text":
+        warnings = len(report.findings) - report.errors
+        files = f"{report.files} file" + ("" if report.files == 1 else "s")
+        summary = f"{report.errors} errors, {warnings} warnings in {files}"
+        if report.suppressed:
+            summary += f"; {len(report.suppressed)} suppressed"
+        line(
+            summary
+            if report.findings
+            else f"clean: {files}" + (summary[summary.index(";") :] if ";" in summary else "")
+        )
+
+
+def lint_explain(rule: Any) -> None:
+    """Print what a rule catches, why it matters, how to fix it, and an example of each side."""
+    line(f"{rule.code} {rule.name} ({rule.severity})")
+    line(f"catches: {rule.catches}")
+    line(f"why: {rule.why}")
+    line(f"fix: {rule.fix}")
+    if rule.example:
+        line(f"caught: {rule.example!r}")
+    if rule.near_miss:
+        line(f"not caught: {rule.near_miss!r}")

@@ -53,11 +53,13 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True) ->
         raise RefusedError("MEM604", f"{name} is empty")
     if one_line and ("\n" in text or "\r" in text):
         raise RefusedError("MEM604", f"{name} must be one line of text without control characters")
-    if _CONTROL.search(text):
-        raise RefusedError("MEM604", f"{name} must be text without control characters")
+    # The guard runs before the control-character check so that a refusal carries the same code
+    # that `mem lint` reports for the same text (MEM204 for a control character, for example).
     finding = guard(text)
     if finding is not None:
         raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
+    if _CONTROL.search(text):
+        raise RefusedError("MEM604", f"{name} must be text without control characters")
 
 
 def validate(new: NewFact, config: Config) -> Fact:
