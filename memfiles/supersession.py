@@ -184,6 +184,7 @@ def _later_history(facts: list[Fact], new: Fact) -> Fact | None:
             fact is not new
             and fact.key == new.key
             and fact.status in ("superseded", "expired")
+            and fact.superseded_by != new.id  # a person kept `new` over this one: it cannot make `new` stale
             and fact.valid_to
             and clock.compare(new.stated_at, fact.valid_to) < 0
         ):
