@@ -110,7 +110,7 @@ def init(
 def add(
     ctx: typer.Context,
     key: Annotated[str, typer.Argument(help="Fact key, e.g. notification_channel.")],
-    value: Annotated[str, typer.Argument(help="Fact value, one line, e.g. email.")],
+    value: Annotated[str, typer.Argument(help="Fact value, one line, e.g. email; - reads it from standard input.")],
     subject: Annotated[
         str, typer.Option(help="user_preference | user_attribute | account_state | constraint | past_action | goal.")
     ] = "user_preference",
@@ -142,13 +142,29 @@ def add(
     from memfiles.writepath import NewFact, add_fact
 
     home, chosen = _scoped(ctx, user, scope)
-    new = NewFact(key, value, subject, inferred, source, ref, at, expires)
     try:
-        result = add_fact(home.paths, home.config, chosen, new)
+        if value == "-":
+            value = _read_stdin(home.config.max_value_chars)
+        result = add_fact(
+            home.paths, home.config, chosen, NewFact(key, value, subject, inferred, source, ref, at, expires)
+        )
     except RefusedError as exc:
         output.outcome(Outcome("refused", str(chosen), key, rule=exc.rule, why=exc.why), as_json)
         raise typer.Exit(1) from None
     output.outcome(result, as_json)
+
+
+def _read_stdin(limit: int) -> str:
+    """A value from standard input, read only up to just past `limit`, so a huge paste is refused cheaply."""
+    import sys
+
+    from memfiles.errors import RefusedError
+
+    text = sys.stdin.read(limit + 2)
+    text = text[:-1] if text.endswith("\n") else text
+    if len(text) > limit:
+        raise RefusedError("MEM602", f"value from standard input is over the limit of {limit} characters")
+    return text
 
 
 @app.command()
