@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeVar
 
 from memfiles import supersession
@@ -29,7 +29,7 @@ from memfiles.memoryfile import MemoryDoc
 from memfiles.model import Fact, fact_id, normalise_value, sort_facts
 
 # The reason `supersession.resolve` writes: a person chose between conflicting facts.
-RESOLVED_BY_PERSON = "resolved by person"
+RESOLVED_BY_PERSON = supersession.RESOLVED_BY_PERSON
 
 # How decided a version is; when both sides changed a fact differently, the more decided one wins.
 _PROPOSED, _RULES, _PERSON_SUPERSEDED, _PERSON_KEPT, _EXPIRED, _RETRACTED = range(6)
@@ -155,41 +155,17 @@ def _latest(x: str | None, y: str | None) -> str | None:
     return x if (x[:10], x) >= (y[:10], y) else y
 
 
-def _rule_made(fact: Fact, ids: dict[str, Fact]) -> bool:
-    """Whether the rules (not a person, an episode or expiry) gave this fact its status."""
-    if fact.is_current:
-        return True
-    if fact.status != "superseded" or fact.reason == RESOLVED_BY_PERSON or fact.superseded_by is None:
-        return False
-    successor = ids.get(fact.superseded_by)
-    return successor is not None and successor.key == fact.key
-
-
 def _replay(facts: list[Fact], key: str, scope: str) -> list[Fact]:
     """Settle one key again: replay its rule-made facts, in the order they were said, through the write path's rules."""
     ids = _by_id(facts)
-    replayed = [f for f in facts if f.key == key and _rule_made(f, ids)]
+    replayed = [f for f in facts if f.key == key and supersession.rule_made(f, ids)]
     replay_ids = {f.id for f in replayed}
     # History a person linked to a replayed fact (the loser of `mem resolve`) steps aside during the
     # replay: its later valid_to would otherwise mark the fact it points to as stale.
     aside = [f for f in facts if f.key == key and f.id not in replay_ids and f.superseded_by in replay_ids]
     moved = replay_ids | {f.id for f in aside}
     work = [f for f in facts if f.id not in moved]
-    statements: list[Fact] = []
-    for fact in replayed:
-        restated = fact.last_confirmed
-        fact.status, fact.valid_to, fact.superseded_by, fact.reason, fact.last_confirmed = (
-            "active",
-            None,
-            None,
-            None,
-            None,
-        )
-        statements.append(fact)
-        if restated:  # a reinforcement is a statement of its own, made later
-            statements.append(replace(fact, id="", stated_at=restated, valid_from=restated))
-    # The write path's replay order: when said, an inference before a statement at the same time.
-    statements.sort(key=lambda f: (f.stated_at[:10], f.stated_at, f.confidence != "inferred", f.value, f.id))
+    statements = sorted(supersession.replay_statements(replayed), key=supersession.replay_order)
     for statement in statements:
         again = not statement.id
         if again:
