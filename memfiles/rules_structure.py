@@ -88,10 +88,10 @@ RULES: list[Rule] = [
         "MEM506",
         WARNING,
         "missing-provenance",
-        "active facts without source_ref (where and when the fact was learnt)",
-        "a fact nobody can trace cannot be checked or trusted",
-        "add source_ref, e.g. 'session s-12, turn 4'",
-        "source_ref: null",
+        "active inferred facts without source_ref (what the inference was drawn from)",
+        "an inference nobody can trace cannot be checked or trusted; a user's statement is its own source",
+        "add source_ref, e.g. 'session s-12, turn 4' (mem add --inferred --ref …)",
+        "confidence: inferred with source_ref: null",
         "source_ref: session s-12, turn 4",
     ),
     _rule(
@@ -187,8 +187,9 @@ def check_memory(data: bytes, path: str) -> list[Finding]:
                     found.append(_finding("MEM505", line, f"active fact {fact_id} expired on {expires}"))
             except UsageError:
                 pass  # not a date: parse() reports it
-            if not get.get("source_ref") or get.get("source_ref") == "null":
-                found.append(_finding("MEM506", line, f"active fact {fact_id} has no source_ref"))
+            inferred = get.get("confidence") == "inferred"
+            if inferred and (not get.get("source_ref") or get.get("source_ref") == "null"):
+                found.append(_finding("MEM506", line, f"active inferred fact {fact_id} has no source_ref"))
         target = get.get("superseded_by")
         if target and target != "null" and str(target) not in ids:
             found.append(

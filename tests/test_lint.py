@@ -30,7 +30,7 @@ facts:
   key: currency
   value: always show amounts in CAD
   subject: user_preference
-  confidence: stated
+  confidence: inferred
   source: user_statement
   stated_at: 2026-01-01
   status: active
