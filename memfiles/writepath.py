@@ -115,20 +115,22 @@ def add_fact(paths: Paths, config: Config, scope: Scope, new: NewFact) -> Outcom
     fact = validate(new, config)  # refuse before taking any lock or opening any file
 
     def change(doc: MemoryDoc) -> tuple[Outcome, str | None]:
-        if len(doc.facts) >= config.max_facts_per_scope:
-            raise RefusedError(
-                "MEM603", f"{scope} holds {len(doc.facts)} facts, the limit (mem.toml max_facts_per_scope)"
-            )
-        fact.id = fact_id(fact.key, fact.value, fact.stated_at, fact.confidence, {f.id for f in doc.facts})
-        if fact.source in config.review_sources:
-            fact.status = "proposed"
-            doc.facts.append(fact)
-            outcome = Outcome("proposed", str(scope), fact.key, fact_id=fact.id)
-        else:
-            outcome = supersession.add(doc.facts, fact, str(scope))
+        outcome = settle(doc.facts, fact, config, str(scope))
         return outcome, f"mem: add {scope} {fact.key}\n\n{outcome.line()}\n"
 
     return transaction(paths, scope, change)
+
+
+def settle(facts: list[Fact], fact: Fact, config: Config, scope: str) -> Outcome:
+    """Settle a validated fact into a scope's facts, in place: the fact limit, review mode, then supersession."""
+    if len(facts) >= config.max_facts_per_scope:
+        raise RefusedError("MEM603", f"{scope} holds {len(facts)} facts, the limit (mem.toml max_facts_per_scope)")
+    fact.id = fact_id(fact.key, fact.value, fact.stated_at, fact.confidence, {f.id for f in facts})
+    if fact.source in config.review_sources:
+        fact.status = "proposed"
+        facts.append(fact)
+        return Outcome("proposed", scope, fact.key, fact_id=fact.id)
+    return supersession.add(facts, fact, scope)
 
 
 def _find(doc: MemoryDoc, fact_id: str) -> Fact:
@@ -341,3 +343,112 @@ def _episode_message(scope: Scope, written: list[EpisodeWrite]) -> str:
     listed = "".join(f"recorded {r.path}\n" for r in written[:_LISTED_FILES])
     more = f"… and {len(written) - _LISTED_FILES} more\n" if len(written) > _LISTED_FILES else ""
     return title + "\n\n" + listed + more
+
+
+# --- consolidation (FORMAT.md, "Consolidation"): a whole scope read, then changed in one commit ---
+
+Progress = Callable[[int, int], None]  # (done, total), for a progress bar on long runs
+
+
+@dataclass(slots=True)
+class StoredEpisode:
+    """One episode file as read: where it is, its bytes, the parsed episode, and where it would be digested."""
+
+    path: Path
+    relpath: str
+    data: bytes
+    episode: Episode
+    uncommitted: bool  # the file differs from git's last commit (or is not in git): never folded away
+    digest: Path
+    digest_relpath: str
+
+
+@dataclass(slots=True)
+class ScopeFiles:
+    """Everything consolidation reads of one scope: MEMORY.md, episode files and digests, with their sizes."""
+
+    scope: Scope
+    memory_path: Path
+    memory_relpath: str
+    memory: MemoryDoc
+    memory_size: int
+    episodes: list[StoredEpisode]
+    digests: dict[str, tuple[Path, bytes]]  # home-relative path -> (path, bytes) of existing DIGEST.md files
+    problems: list[MemError]  # episode files that did not parse: reported, never rewritten or folded
+    unparsed_size: int = 0
+
+
+@dataclass(slots=True)
+class FileChanges:
+    """Whole files to write and files to remove in one scope, committed together with one message."""
+
+    writes: list[tuple[Path, str, bytes]]
+    removes: list[tuple[Path, str]]
+    message: str
+
+
+def read_scope(paths: Paths, scope: Scope, progress: Progress | None = None) -> ScopeFiles:
+    """Read a scope's MEMORY.md, every episode file and every digest (episode files that do not parse are listed)."""
+    from memfiles.memoryfile import parse as parse_memory
+
+    memory_path = paths.memory_file(scope)
+    try:
+        raw = memory_path.read_bytes()
+        memory = parse_memory(raw, paths.relative(memory_path), expected_scope=str(scope))
+    except FileNotFoundError:
+        raw, memory = b"", read_memory(paths, scope)
+    files = paths.episode_files(scope)
+    dirty = {path for _code, path in gitrepo.changed_files(paths.root)} if files else set()
+    found: list[StoredEpisode] = []
+    problems: list[MemError] = []
+    unparsed = 0
+    for number, path in enumerate(files, start=1):
+        if progress is not None:
+            progress(number, len(files))
+        relpath = paths.relative(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            problems.append(MemError(f"{relpath}: cannot read: {exc.strerror}"))
+            continue
+        try:
+            episode = episodes.parse(data, relpath, expected_scope=str(scope))
+        except MemError as exc:
+            problems.append(exc)
+            unparsed += len(data)
+            continue
+        digest = paths.digest_file(path)
+        found.append(StoredEpisode(path, relpath, data, episode, relpath in dirty, digest, paths.relative(digest)))
+    digests = {paths.relative(p): (p, p.read_bytes()) for p in paths.digest_files(scope)}
+    return ScopeFiles(
+        scope, memory_path, paths.relative(memory_path), memory, len(raw), found, digests, problems, unparsed
+    )
+
+
+def apply_files(
+    paths: Paths,
+    scope: Scope,
+    decide: Callable[[ScopeFiles], tuple[T, FileChanges | None]],
+    write: bool = True,
+    progress: Progress | None = None,
+) -> T:
+    """Read the scope, let `decide` plan its changes, then write them all and make ONE commit, under the lock.
+
+    Digests are written first and episode files removed last, so an interrupted run never leaves an
+    episode without its digest line (and `mem doctor` finds the uncommitted rest). With `write=False`
+    nothing is locked, written or committed (a dry run).
+    """
+    if not write:
+        return decide(read_scope(paths, scope, progress))[0]
+    with scope_lock(paths, scope):
+        result, changes = decide(read_scope(paths, scope, progress))
+        if changes is None or not (changes.writes or changes.removes):
+            return result
+        for path, _relpath, data in changes.writes:
+            atomic_write(path, data)
+        for path, _relpath in changes.removes:
+            path.unlink(missing_ok=True)
+        relpaths = [relpath for _path, relpath, _data in changes.writes] + [r for _p, r in changes.removes]
+        with git_lock(paths):
+            gitrepo.commit(paths.root, relpaths, changes.message)
+    return result
