@@ -84,7 +84,7 @@ class Plan:
             "extractor": self.extractor,
             **counts,
             "changes": list(self.changes),
-            "refused": list(self.refused),
+            "refusals": list(self.refused),
             "notes": list(self.notes),
             "written": [relpath for _p, relpath, _d in self.files.writes] if self.files else [],
             "removed": [relpath for _p, relpath in self.files.removes] if self.files else [],
@@ -112,6 +112,8 @@ def plan(
     _expire(facts, config, now, result)
     for stored in pending:
         _apply_episode(facts, stored.episode, config, result)
+    if pending:
+        result.changes.append(f"applied {len(pending)} episode(s) and marked them consolidated")
     if answer is not None:
         _apply_answer(facts, answer, result.pending, config, now, result)
     result.summary.episodes = len(pending)

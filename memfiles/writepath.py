@@ -402,6 +402,7 @@ def read_scope(paths: Paths, scope: Scope, progress: Progress | None = None) -> 
     found: list[StoredEpisode] = []
     problems: list[MemError] = []
     unparsed = 0
+    digests_of: dict[Path, tuple[Path, str]] = {}
     for number, path in enumerate(files, start=1):
         if progress is not None:
             progress(number, len(files))
@@ -417,8 +418,11 @@ def read_scope(paths: Paths, scope: Scope, progress: Progress | None = None) -> 
             problems.append(exc)
             unparsed += len(data)
             continue
-        digest = paths.digest_file(path)
-        found.append(StoredEpisode(path, relpath, data, episode, relpath in dirty, digest, paths.relative(digest)))
+        if path.parent not in digests_of:  # one check per month folder, not per file
+            digest = paths.digest_file(path)
+            digests_of[path.parent] = (digest, paths.relative(digest))
+        digest, digest_relpath = digests_of[path.parent]
+        found.append(StoredEpisode(path, relpath, data, episode, relpath in dirty, digest, digest_relpath))
     digests = {paths.relative(p): (p, p.read_bytes()) for p in paths.digest_files(scope)}
     return ScopeFiles(
         scope, memory_path, paths.relative(memory_path), memory, len(raw), found, digests, problems, unparsed
