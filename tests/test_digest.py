@@ -119,3 +119,14 @@ def test_mark_consolidated_falls_back_to_canonical_frontmatter() -> None:
 def test_mark_consolidated_refuses_a_broken_file() -> None:
     with pytest.raises(FileFormatError):
         episodes.mark_consolidated(b"no frontmatter", "x.md")
+
+
+def test_the_format_doc_example_is_what_fold_writes() -> None:
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    example = re.findall(r"```digest-example\n(.*?)```", doc, re.S)[0].encode()
+    (entry,) = digest.entries(example)
+    assert entry.id == "e-1b8e2ab4b280" and entry.session == "s-3" and entry.file == "2026-03-14T00-00-00Z-s-3.md"
+    assert digest.fold(None, "user:dana", "2026-03", [entry]) == example

@@ -230,3 +230,13 @@ def test_example_llm_extractor_builds_its_llm_call_without_running_it() -> None:
     assert argv[argv.index("--system") + 1] == request["prompt"]
     assert json.loads(stdin) == {"facts": request["facts"], "episodes": request["episodes"], "now": "2026-07-18"}
     assert module.extract_json('Here you go:\n```json\n{"new": []}\n```\n') == {"new": []}
+
+
+def test_the_format_doc_answer_example_is_valid() -> None:
+    import re
+
+    doc = (ROOT / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    example = re.findall(r"```json extractor-example\n(.*?)```", doc, re.S)[0]
+    parsed = extractor.parse_output(example)
+    extractor.check_ids(parsed, {"f-1a5de624"}, {"e-704353ecdb51"})
+    assert parsed.new[0].value == "build emergency fund"
