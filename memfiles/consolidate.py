@@ -20,13 +20,14 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memfiles import clock, digest, episodes, supersession, writepath
+from memfiles import clock, digest, episodes, scopefiles, supersession, writepath
 from memfiles.config import Config
 from memfiles.episodes import Episode
 from memfiles.errors import MemError, RefusedError
 from memfiles.memoryfile import MemoryDoc, serialize
 from memfiles.model import Fact
-from memfiles.writepath import FileChanges, NewFact, ScopeFiles, StoredEpisode
+from memfiles.scopefiles import ScopeFiles, StoredEpisode
+from memfiles.writepath import FileChanges, NewFact
 
 if TYPE_CHECKING:
     from memfiles.home import HomeContext
@@ -347,13 +348,13 @@ class Options:
 
 
 def run(
-    context: HomeContext, scopes: Iterable[Scope], options: Options, progress: writepath.Progress | None = None
+    context: HomeContext, scopes: Iterable[Scope], options: Options, progress: scopefiles.Progress | None = None
 ) -> list[Plan]:
     """Consolidate each scope (one commit each, none on a dry run); an extractor is asked only about new episodes."""
     return [_run_scope(context, scope, options, progress) for scope in scopes]
 
 
-def _run_scope(context: HomeContext, scope: Scope, options: Options, progress: writepath.Progress | None) -> Plan:
+def _run_scope(context: HomeContext, scope: Scope, options: Options, progress: scopefiles.Progress | None) -> Plan:
     from memfiles import extractor
 
     config, paths = context.config, context.paths
@@ -363,7 +364,7 @@ def _run_scope(context: HomeContext, scope: Scope, options: Options, progress: w
     answer: ExtractorOutput | None = None
     seen: set[str] | None = None
     if command:
-        staged = plan(writepath.read_scope(paths, scope, progress), config, now, days)
+        staged = plan(scopefiles.read(paths, scope, progress), config, now, days)
         if staged.pending:  # nothing new to read: the extractor is not asked, so a second run changes nothing
             current = [f for f in staged.facts if f.is_current]
             payload = extractor.request(str(scope), now, current, staged.pending)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from memfiles import clock, episodes, gitrepo, supersession
+from memfiles import clock, episodes, gitrepo, scopefiles, supersession
 from memfiles.config import Config
 from memfiles.episodes import DEFAULT_SOURCE, OUTCOMES, CandidateFact, Episode, Invalidation, episode_id
 from memfiles.errors import MemError, NotFoundError, RefusedError
@@ -347,36 +347,6 @@ def _episode_message(scope: Scope, written: list[EpisodeWrite]) -> str:
 
 # --- consolidation (FORMAT.md, "Consolidation"): a whole scope read, then changed in one commit ---
 
-Progress = Callable[[int, int], None]  # (done, total), for a progress bar on long runs
-
-
-@dataclass(slots=True)
-class StoredEpisode:
-    """One episode file as read: where it is, its bytes, the parsed episode, and where it would be digested."""
-
-    path: Path
-    relpath: str
-    data: bytes
-    episode: Episode
-    uncommitted: bool  # the file differs from git's last commit (or is not in git): never folded away
-    digest: Path
-    digest_relpath: str
-
-
-@dataclass(slots=True)
-class ScopeFiles:
-    """Everything consolidation reads of one scope: MEMORY.md, episode files and digests, with their sizes."""
-
-    scope: Scope
-    memory_path: Path
-    memory_relpath: str
-    memory: MemoryDoc
-    memory_size: int
-    episodes: list[StoredEpisode]
-    digests: dict[str, tuple[Path, bytes]]  # home-relative path -> (path, bytes) of existing DIGEST.md files
-    problems: list[MemError]  # episode files that did not parse: reported, never rewritten or folded
-    unparsed_size: int = 0
-
 
 @dataclass(slots=True)
 class FileChanges:
@@ -387,54 +357,12 @@ class FileChanges:
     message: str
 
 
-def read_scope(paths: Paths, scope: Scope, progress: Progress | None = None) -> ScopeFiles:
-    """Read a scope's MEMORY.md, every episode file and every digest (episode files that do not parse are listed)."""
-    from memfiles.memoryfile import parse as parse_memory
-
-    memory_path = paths.memory_file(scope)
-    try:
-        raw = memory_path.read_bytes()
-        memory = parse_memory(raw, paths.relative(memory_path), expected_scope=str(scope))
-    except FileNotFoundError:
-        raw, memory = b"", read_memory(paths, scope)
-    files = paths.episode_files(scope)
-    dirty = {path for _code, path in gitrepo.changed_files(paths.root)} if files else set()
-    found: list[StoredEpisode] = []
-    problems: list[MemError] = []
-    unparsed = 0
-    digests_of: dict[Path, tuple[Path, str]] = {}
-    for number, path in enumerate(files, start=1):
-        if progress is not None:
-            progress(number, len(files))
-        relpath = paths.relative(path)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            problems.append(MemError(f"{relpath}: cannot read: {exc.strerror}"))
-            continue
-        try:
-            episode = episodes.parse(data, relpath, expected_scope=str(scope))
-        except MemError as exc:
-            problems.append(exc)
-            unparsed += len(data)
-            continue
-        if path.parent not in digests_of:  # one check per month folder, not per file
-            digest = paths.digest_file(path)
-            digests_of[path.parent] = (digest, paths.relative(digest))
-        digest, digest_relpath = digests_of[path.parent]
-        found.append(StoredEpisode(path, relpath, data, episode, relpath in dirty, digest, digest_relpath))
-    digests = {paths.relative(p): (p, p.read_bytes()) for p in paths.digest_files(scope)}
-    return ScopeFiles(
-        scope, memory_path, paths.relative(memory_path), memory, len(raw), found, digests, problems, unparsed
-    )
-
-
 def apply_files(
     paths: Paths,
     scope: Scope,
-    decide: Callable[[ScopeFiles], tuple[T, FileChanges | None]],
+    decide: Callable[[scopefiles.ScopeFiles], tuple[T, FileChanges | None]],
     write: bool = True,
-    progress: Progress | None = None,
+    progress: scopefiles.Progress | None = None,
 ) -> T:
     """Read the scope, let `decide` plan its changes, then write them all and make ONE commit, under the lock.
 
@@ -443,9 +371,9 @@ def apply_files(
     nothing is locked, written or committed (a dry run).
     """
     if not write:
-        return decide(read_scope(paths, scope, progress))[0]
+        return decide(scopefiles.read(paths, scope, progress))[0]
     with scope_lock(paths, scope):
-        result, changes = decide(read_scope(paths, scope, progress))
+        result, changes = decide(scopefiles.read(paths, scope, progress))
         if changes is None or not (changes.writes or changes.removes):
             return result
         for path, _relpath, data in changes.writes:
