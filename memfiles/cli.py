@@ -509,7 +509,9 @@ def consolidate(
 
 @app.command()
 def schema(
-    name: Annotated[Literal["extractor"], typer.Argument(help="extractor: what a consolidation extractor prints.")],
+    name: Annotated[
+        Literal["extractor"], typer.Argument(metavar="NAME", help="extractor: what a consolidation extractor prints.")
+    ],
 ) -> None:
     """Print a published JSON Schema (extractor: the answer `mem consolidate --extractor` accepts)."""
     from memfiles.schema import extractor_schema

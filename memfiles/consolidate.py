@@ -365,6 +365,8 @@ def _run_scope(context: HomeContext, scope: Scope, options: Options, progress: s
     seen: set[str] | None = None
     if command:
         staged = plan(scopefiles.read(paths, scope, progress), config, now, days)
+        # Only episodes the extractor read are applied; one recorded meanwhile waits for the next run.
+        seen = {e.id for e in staged.pending}
         if staged.pending:  # nothing new to read: the extractor is not asked, so a second run changes nothing
             current = [f for f in staged.facts if f.is_current]
             payload = extractor.request(str(scope), now, current, staged.pending)
@@ -372,7 +374,6 @@ def _run_scope(context: HomeContext, scope: Scope, options: Options, progress: s
                 answer = extractor.run(command, payload, config.extractor_timeout)
             except extractor.ExtractorError as exc:
                 raise extractor.ExtractorError(f"{scope}: {exc}") from None
-            seen = {e.id for e in staged.pending}
 
     def decide(files: ScopeFiles) -> tuple[Plan, FileChanges | None]:
         result = plan(files, config, now, days, answer, seen)

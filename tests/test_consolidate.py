@@ -492,3 +492,20 @@ def test_progress_bar_only_on_a_terminal_and_only_for_long_runs(monkeypatch: pyt
         for done in range(1, 401):
             tick(done, 400)
     assert "consolidating" in terminal.getvalue()
+
+
+def test_plan_is_pure_and_applies_only_the_episodes_an_extractor_read(home: Path) -> None:
+    from memfiles import consolidate, scopefiles
+    from memfiles.config import Config
+
+    mem("episode", "First.", "--fact", "tea=green", "-u", "dana", now="2026-07-01")
+    mem("episode", "Second.", "--fact", "tea=black", "-u", "dana", now="2026-07-02")
+    files = scopefiles.read(Paths(home), DANA)
+    first = next(s for s in files.episodes if s.episode.summary == "First.")
+    before = tree(home)
+    result = consolidate.plan(files, Config(), "2026-07-03", 30, seen={first.episode.id})
+    assert tree(home) == before
+    assert [e.id for e in result.pending] == [first.episode.id]
+    assert result.files is not None
+    assert [relpath for _path, relpath, _data in result.files.writes] == ["users/dana/MEMORY.md", first.relpath]
+    assert [f.value for f in result.facts] == ["green"]
