@@ -531,6 +531,74 @@ def lint(
 # --- consolidation (issue 5): commands go in this section ---
 
 
+@app.command()
+def consolidate(
+    ctx: typer.Context,
+    user: UserOpt = None,
+    scope: ScopeOpt = None,
+    everything: Annotated[bool, typer.Option("--all", help="Consolidate every scope of the home.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; write and commit nothing.")] = False,
+    older_than: Annotated[
+        str | None,
+        typer.Option("--older-than", metavar="Nd", help="Fold consolidated episodes older than N days into digests."),
+    ] = None,
+    extractor: Annotated[
+        str | None,
+        typer.Option("--extractor", metavar="CMD", help="Extractor command (else mem.toml; '' for none)."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Consolidate memory: expire stale facts, apply episodes, ask the extractor, fold old episodes into digests.
+
+    One commit per scope. Episodes' `invalidates` supersede facts and their candidate `facts` go
+    through the guarded write path, as does everything an extractor proposes: a refused value is
+    reported (exit 1) and the valid rest applied. Running it twice changes nothing the second time.
+
+    \b
+    Examples:
+      mem consolidate -u dana --dry-run
+      mem consolidate --all --older-than 60d
+      mem consolidate -u dana --extractor "python examples/extractor/llm_extractor.py"
+    """
+    from memfiles import consolidate as core
+
+    home = _context(ctx)
+    scopes = core.choose_scopes(home, user, scope, everything)
+    days = core.parse_days(older_than) if older_than is not None else None
+    with output.progress("consolidating") as tick:
+        plans = core.run(home, scopes, core.Options(dry_run, days, extractor), tick)
+    output.consolidated(plans, as_json)
+    if any(plan.refused for plan in plans):
+        raise typer.Exit(1)
+
+
+@app.command()
+def schema(
+    name: Annotated[
+        Literal["extractor"], typer.Argument(metavar="NAME", help="extractor: what a consolidation extractor prints.")
+    ],
+) -> None:
+    """Print a published JSON Schema (extractor: the answer `mem consolidate --extractor` accepts)."""
+    from memfiles.schema import extractor_schema
+
+    output.emit_json(extractor_schema())
+
+
+@app.command("show-episode")
+def show_episode(
+    ctx: typer.Context,
+    episode_id: Annotated[str, typer.Argument(metavar="ID", help="Episode id, e.g. e-5d1c0a9b2f31.")],
+    user: UserOpt = None,
+    scope: ScopeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print an episode's file, from the scope's folder or, once folded into a digest, from git history."""
+    from memfiles.archive import find
+
+    home, chosen = _scoped(ctx, user, scope)
+    output.episode_file(find(home.paths, chosen, episode_id), as_json)
+
+
 # --- end of consolidation ---
 
 

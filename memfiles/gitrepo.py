@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +20,7 @@ FALLBACK_EMAIL = "mem@localhost"
 
 
 def _run(
-    root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True
+    root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     try:
         result = subprocess.run(
@@ -27,7 +28,8 @@ def _run(
             capture_output=True,
             text=True,
             env=env,
-            stdin=subprocess.DEVNULL,
+            input=stdin,
+            stdin=subprocess.DEVNULL if stdin is None else None,
         )
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
@@ -72,14 +74,26 @@ def set_config(root: Path, key: str, value: str) -> None:
 
 
 def commit(root: Path, paths: list[str], message: str) -> bool:
-    """Commit exactly `paths` (additions, changes and deletions) with `message`; False if nothing changed."""
-    env = identity_env(root)
-    _run(root, "add", "--all", "--", *paths, env=env)
-    staged = _run(root, "diff", "--cached", "--quiet", "--", *paths, check=False)
-    if staged.returncode == 0:
-        return False
-    crash_point("mid-commit")
-    _run(root, "commit", "--quiet", "--no-verify", "-m", message, "--", *paths, env=env)
+    """Commit exactly `paths` (additions, changes and deletions) with `message`; False if nothing changed.
+
+    Paths and message never go on the command line, so a commit of thousands of files (consolidation
+    folding episodes into digests) stays under the OS argument limit: the paths are read from a
+    NUL-separated file, the message from stdin. Paths are literal (no glob magic).
+    """
+    env = {**identity_env(root), "GIT_LITERAL_PATHSPECS": "1"}
+    fd, listing = tempfile.mkstemp(prefix="mem-pathspec-", suffix=".txt")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("".join(f"{path}\0" for path in paths))
+        spec = (f"--pathspec-from-file={listing}", "--pathspec-file-nul")
+        _run(root, "add", "--all", *spec, env=env)
+        staged = _run(root, "diff", "--cached", "--name-only", "--no-renames", "-z", env=env).stdout.split("\0")
+        if not set(staged) & set(paths):
+            return False
+        crash_point("mid-commit")
+        _run(root, "commit", "--quiet", "--no-verify", "--file=-", *spec, env=env, stdin=message)
+    finally:
+        os.unlink(listing)
     return True
 
 
@@ -366,3 +380,18 @@ def merge_file(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str, 
         if result.returncode < 0 or result.returncode > 127:
             raise GitError(f"git merge-file failed: {(result.stderr or result.stdout).strip()}")
         return (folder / "ours").read_bytes(), result.returncode > 0
+
+
+def removed_file(root: Path, relpath: str) -> tuple[str, bytes] | None:
+    """The last committed version of a file that a later commit removed: (removing commit, bytes), or None."""
+    found = _run(root, "log", "-1", "--format=%H", "--diff-filter=D", "--", relpath, check=False).stdout.strip()
+    if not found:
+        return None
+    shown = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "blob", f"{found}^:{relpath}"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if shown.returncode != 0:
+        raise GitError(f"git cat-file failed for {relpath} before {found[:10]}: {shown.stderr.decode().strip()}")
+    return found, shown.stdout

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memfiles.model import Fact, Outcome
 
 if TYPE_CHECKING:
+    from memfiles.archive import Found as FoundEpisode
+    from memfiles.consolidate import Plan as ConsolidationPlan
     from memfiles.errors import FileFormatError
     from memfiles.recall import Item
     from memfiles.retrieve import Recalled
@@ -264,3 +267,84 @@ def lint_explain(rule: Any) -> None:
         line(f"caught: {rule.example!r}")
     if rule.near_miss:
         line(f"not caught: {rule.near_miss!r}")
+
+
+# --- consolidation (issue 5) ---
+
+PROGRESS_MIN_STEPS = 300  # a bar only for runs long enough to wonder about
+
+
+@contextlib.contextmanager
+def progress(description: str) -> Iterator[Callable[[int, int], None]]:
+    """A `tick(done, total)` that drives a progress bar on stderr for long runs, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+    state: dict[str, Any] = {}
+
+    def tick(done: int, total: int) -> None:
+        if total < PROGRESS_MIN_STEPS:
+            return
+        if "bar" not in state:
+            state["bar"] = Progress(console=Console(stderr=True), transient=True)
+            state["bar"].start()
+            state["task"] = state["bar"].add_task(description, total=total)
+        bar: Progress = state["bar"]
+        task: TaskID = state["task"]
+        bar.update(task, completed=done, total=total)
+
+    try:
+        yield tick
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
+def consolidated(plans: list[ConsolidationPlan], as_json: bool) -> None:
+    """What consolidation did (or would do, on a dry run) per scope, then a summary table."""
+    if as_json:
+        emit_json([plan.to_dict() for plan in plans])
+        return
+    if not plans:
+        line("no scope to consolidate")
+        return
+    from memfiles.render import clean  # stored text may hold control or bidi characters: not on a terminal
+
+    for plan in plans:
+        verb = "would change" if plan.dry_run else "changed"
+        head = f"{plan.scope}: {verb}" if plan.changed else f"{plan.scope}: nothing to change"
+        line(head + (" (dry run: nothing written)" if plan.dry_run and plan.changed else ""))
+        for change in plan.changes:
+            line(f"  {clean(change)}")
+        for refusal in plan.refused:
+            line(f"  refused {clean(refusal)}")
+        for note in plan.notes:
+            line(f"  note: {clean(note)}")
+        if plan.refused and plan.changed:
+            done = "planned" if plan.dry_run else "applied"
+            line(f"  {len(plan.refused)} refused; the valid, guarded rest was {done}")
+    columns = ["scope", "episodes", "expired", "superseded", "added", "reinforced", "conflicts", "refused"]
+    columns += ["compressed", "bytes before → after"]
+    rows = []
+    for plan in plans:
+        s = plan.summary
+        counts = [s.episodes, s.expired, s.superseded, s.added, s.reinforced, s.conflicts, s.refused, s.compressed]
+        rows.append([plan.scope, *map(str, counts), f"{s.bytes_before:,} → {s.bytes_after:,}"])
+    table("consolidation" + (" (dry run)" if any(p.dry_run for p in plans) else ""), columns, rows)
+
+
+def episode_file(found: FoundEpisode, as_json: bool) -> None:
+    """An episode's original file as stored (and, when it came from git history, where from, on stderr)."""
+    if as_json:
+        emit_json(found.to_dict())
+        return
+    if found.removed_by:
+        sys.stderr.write(
+            f"mem: {found.relpath} was folded into {found.digest}; "
+            f"this is its last version, removed by commit {found.removed_by[:12]}\n"
+        )
+    text = found.data.decode("utf-8", errors="replace")
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
