@@ -12,7 +12,9 @@ imported only when the server starts; `Tools` holds the tools' logic without it.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import sys
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
@@ -24,6 +26,8 @@ from memfiles.layout import Scope
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
+
+log = logging.getLogger("memfiles.mcp")  # stderr only (see serve); stdout belongs to the protocol
 
 INSTALL = "pip install 'memfiles[mcp]'"
 INSTRUCTIONS = (
@@ -60,8 +64,8 @@ class Tools:
 
     def __init__(self, context: HomeContext, user: str | None = None, scope: str | None = None) -> None:
         self.context = context
-        self.user = user
-        self.default = scope
+        self.default_user = user
+        self.default_scope = scope
         if user is not None or scope is not None:
             choose_scope(context.config, user, scope)  # a bad --user or --scope fails at start, not per call
 
@@ -69,7 +73,7 @@ class Tools:
         """The tool's `scope` argument, else the server's --user/--scope, else $MEM_USER or mem.toml."""
         if scope:
             return choose_scope(self.context.config, scope=scope)
-        return choose_scope(self.context.config, self.user, self.default)
+        return choose_scope(self.context.config, self.default_user, self.default_scope)
 
     def remember(
         self, key: str, value: str, subject: str = "user_preference", inferred: bool = False, scope: str | None = None
@@ -90,7 +94,10 @@ class Tools:
         from memfiles import retrieve
 
         options = retrieve.recall_options(self.context.config, k)
-        return retrieve.recall(self.context, [self.scope(scope)], query, options).rendered.text
+        found = retrieve.recall(self.context, [self.scope(scope)], query, options)
+        for problem in found.problems:
+            log.warning("skipped %s (the file is left as it is; fix it by hand)", problem)
+        return found.rendered.text
 
     def record_episode(
         self,
@@ -230,4 +237,8 @@ def serve(home: str | os.PathLike[str] | None, user: str | None = None, scope: s
     """Run the stdio server until the client closes stdin (the home and scope are checked first)."""
     _load_sdk()  # say how to install the extra before anything else
     tools = Tools(open_context(home), user, scope)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("mem: warning: %(message)s"))
+    log.addHandler(handler)
+    log.propagate = False  # one plain line per problem, like the CLI's warnings
     build_server(tools).run("stdio")

@@ -155,7 +155,11 @@ def test_stdout_carries_only_protocol_messages(home: Path) -> None:
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "show", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "recall", "arguments": {"query": "x"}}},
     ]
+    broken = home / "users" / "alice" / "episodes" / "2026" / "09" / "2026-09-01T00-00-00Z-broken.md"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("---\nid: [\n---\nnot an episode\n")
     server = subprocess.Popen(
         [*mem_command(), "--user", "alice"],
         stdin=subprocess.PIPE,
@@ -179,7 +183,10 @@ def test_stdout_carries_only_protocol_messages(home: Path) -> None:
         server.kill()
     assert server.returncode == 0, errors
     assert rest == ""
-    assert [r["id"] for r in replies] == [1, 2, 3]
+    assert [r["id"] for r in replies] == [1, 2, 3, 4]
     assert replies[0]["result"]["serverInfo"]["name"] == "memfiles"
     assert sorted(t["name"] for t in replies[1]["result"]["tools"]) == TOOLS
     assert json.loads(replies[2]["result"]["content"][0]["text"]) == {"scope": "user:alice", "facts": []}
+    assert replies[3]["result"]["content"][0]["text"].endswith("</memories>\n")  # the broken file is skipped…
+    assert "mem: warning: skipped users/alice/episodes/2026/09/2026-09-01T00-00-00Z-broken.md" in errors
+    assert broken.read_text() == "---\nid: [\n---\nnot an episode\n"
