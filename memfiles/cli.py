@@ -580,7 +580,7 @@ def mcp_server(
 
     \b
     Example (Claude Code):
-      claude mcp add memory --env MEM_USER=alice -- mem mcp
+      claude mcp add memory -e MEM_USER=alice -- mem mcp
     """
     from memfiles.mcp_server import serve
 
