@@ -650,6 +650,27 @@ def merge_driver(
         raise typer.Exit(1)
 
 
+@app.command("mcp")
+def mcp_server(
+    ctx: typer.Context,
+    user: UserOpt = None,
+    scope: ScopeOpt = None,
+) -> None:
+    """Serve the memory home to assistants over MCP (stdio): remember, recall, record_episode, forget, show.
+
+    The default scope is --user/--scope, else $MEM_USER, else default_scope in mem.toml; each tool
+    also takes a scope. Writes go through the guarded write path (refusals are tool errors). Needs
+    the optional extra: pip install 'memfiles[mcp]'.
+
+    \b
+    Example (Claude Code):
+      claude mcp add memory -e MEM_USER=alice -- mem mcp
+    """
+    from memfiles.mcp_server import serve
+
+    serve(ctx.meta.get("mem.home"), user, scope)
+
+
 # --- end of sync, merge driver, mcp ---
 
 

@@ -6,7 +6,7 @@ these models validate what comes in (`extra="forbid"`) and type what the Python 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -65,6 +65,42 @@ class OutcomeModel(BaseModel):
     def line(self) -> str:
         """The same one-line text `mem add` prints."""
         return Outcome(self.kind, self.scope, self.key, self.fact_id, list(self.ids), self.rule, self.why).line()
+
+
+class EpisodeOutcomeModel(BaseModel):
+    """What recording one episode did: `recorded` (a new file), `exists` (already there) or `refused`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["recorded", "exists", "refused"]
+    scope: str
+    id: str | None = None
+    path: str | None = None
+    rule: str | None = None
+    why: str | None = None
+
+    def line(self) -> str:
+        """The same one-line text `mem episode` prints."""
+        if self.kind == "refused":
+            return f"refused: {self.rule}: {self.why}"
+        return f"{self.kind} {self.id} {self.path}"
+
+
+class RecallModel(BaseModel):
+    """What recall or render found: the block (`text`), every item with its scores, and unreadable files."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scopes: list[str]
+    as_of: str
+    text: str
+    tokens: int
+    items: list[dict[str, Any]]
+    omitted: int
+    problems: list[str]
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class CandidateFactModel(BaseModel):
