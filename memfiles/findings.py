@@ -37,8 +37,8 @@ class Rule:
     leetspeak mapped, zero-width removed, spaced letters joined) or "raw" (the line as written).
     `mask` hides most of the excerpt (secrets must not be copied into reports or logs).
     `example` is caught by the rule, `near_miss` is not (both shown by --explain and in docs/LINT.md).
-    `anchors` are words (prefixes; `$` = whole word) or symbols one of which every match contains:
-    the prefilter in memfiles.rules runs the rule only on lines that contain one.
+    `anchors` are words (prefixes; `$` = whole word), phrases or symbols one of which every match
+    contains: memfiles.prefilter runs the rule only on lines that contain one (syntax there).
     """
 
     code: str

@@ -81,11 +81,19 @@ def _query_links(line: str) -> Iterator[tuple[int, int]]:
             yield match.start(), match.end()
 
 
-# Anchors (Rule.anchors) over the lower-cased text.
-ANCHORS = [
-    *words("www. data: requests. httpx. session. aiohttp client. urlopen curl wget nc$ ncat netcat bash sh$"),
-    *words("smtplib os. scp rsync // <img /dev/tcp .connect .sendall .sendto .storbinary"),
-]
+# Anchors (Rule.anchors, syntax in memfiles.prefilter): URLs contain `//` or start with `www.`.
+_URL_ANCHORS = ["//", "www"]
+ANCHORS: dict[str, list[str]] = {
+    "MEM401": _URL_ANCHORS,
+    "MEM402": _URL_ANCHORS,
+    "MEM403": _URL_ANCHORS,
+    "MEM404": _URL_ANCHORS,
+    "MEM405": ["data$"],
+    "MEM406": words(
+        """post$ put$ patch$ curl$ wget$ nc$ ncat$ netcat$ /dev/tcp sh$ bash$ connect$ sendall$ sendto$
+        storbinary$ smtplib dup2$ scp$ rsync$ urlopen"""
+    ),
+}
 
 RULES: list[Rule] = [
     Rule(
@@ -171,4 +179,4 @@ RULES: list[Rule] = [
     ),
 ]
 
-RULES = [replace(rule, anchors=tuple(ANCHORS)) for rule in RULES]
+RULES = [replace(rule, anchors=tuple(ANCHORS[rule.code])) for rule in RULES]

@@ -319,12 +319,14 @@ _SAY_IN = [
 ]
 _AI_WORDS = words("ai$ assistant chat bot$ chatbot llm gpt claude gemini bard copilot persona agent model")
 _FROM_NOW = ["from now on", "from this", "henceforth", "for the rest of"]
-# Anchors (Rule.anchors): every pattern of the rule contains one of these, so the prefilter can skip
-# lines without any. Single words are prefixes (`$` = whole word); anything with a space or a symbol
-# is searched as a substring. tests/test_rules.py checks the prefilter against the unfiltered rules.
+_EACH = [f"{verb} {word}" for verb in words("make keep write start end format sign begin") for word in ("each", "all")]
+# Anchors (Rule.anchors, syntax in memfiles.prefilter): every pattern of the rule contains one of them,
+# so the prefilter skips lines without any. They are chosen to be rare where that is possible (a
+# rule's nouns rather than common verbs); `bench/lint_eval.py --check-prefilter` and
+# tests/test_rules.py check that the prefilter never hides a finding.
 ANCHORS: dict[str, list[str]] = {
     "MEM101": [
-        *words("approv authori grant rubber whitelist waive without skip bypass disabl circumvent suppress auto"),
+        *words("approv authori grant rubber whitelist waive without skip bypass disabl circumvent suppress"),
         "turn off",
         "switch off",
     ],
@@ -335,7 +337,7 @@ ANCHORS: dict[str, list[str]] = {
     ),
     "MEM104": [
         *words(
-            """you u$ ya$ thee$ pretend role persona identity character personalit mode override access command
+            """you u$ ya$ thee$ pretend role persona identity character personalit mode$ override access command
             openai anthropic google let's lets$ personif impersonat portray embod becom"""
         ),
         *_ACT_AS,
@@ -345,28 +347,33 @@ ANCHORS: dict[str, list[str]] = {
     "MEM105": [
         *words(
             """anything jailbr censor ethic moral safety content safeguard guard limitation restrict limit filter
-            guideline rules polic openai programming legal fictional hypothetical imaginary prompt question request
-            query refus declin amoral unfilter uncensor unrestrict unethic unalign unhinge immoral evil rogue
-            lawless limitless unlimited unbound uncontrol unmoderat anthropic google microsoft care follow abide
-            adhere respect matter regardless whatever even illegal harmful nsfw explicit offensive profan vulgar
-            violent"""
+            guideline rules polic openai programming legal fictional hypothetical imaginary prompt question$
+            request$ query$ refus declin amoral unfilter uncensor unrestrict unethic unalign unhinge immoral evil
+            rogue lawless limitless unlimited unbound uncontrol unmoderat anthropic google microsoft laws$
+            regardless whatever illegal harmful nsfw explicit offensive profan vulgar violent"""
         ),
+        "no matter",
+        "even if",
         *_AI_WORDS,
     ],
-    "MEM106": words(
-        """you prompt instruct system developer repeat recite copy print output echo show display reveal dump
-        verbatim programmed told"""
-    ),
-    "MEM107": words(
-        """<| [inst [/inst <<sys <</sys <system </system <assistant </assistant <instruction </instruction sys
-        developer human assistant ai$ chat gpt claude dan$ instruct respons directive prompt new updated important
-        urgent admin override"""
-    ),
+    "MEM106": [
+        *words("you prompt preprompt instruct system developer repeat recite copy print output echo verbatim"),
+        *words("programmed told above"),
+        "before this",
+    ],
+    "MEM107": [
+        "<|",
+        *words(
+            """sys /sys inst$ /inst /assistant developer human assistant ai$ chat gpt claude dan$ instruct respons
+            directive prompt"""
+        ),
+    ],
     "MEM108": ["you", "following", "below", "subsequent", *_SAY_IN],
     "MEM109": [
-        *words("always every whenever you respons repl answer output message limit restrict keep"),
+        *words("always every whenever you u$ ya$ thee$ limit restrict keep"),
         *_SAY_IN,
         *_FROM_NOW,
+        *_EACH,
     ],
 }
 for _index, _rule in enumerate(RULES):

@@ -31,7 +31,7 @@ _HOMOGLYPHS = str.maketrans(
         "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z", "ı": "i", "ȷ": "j", "ſ": "s",
     }
 )  # fmt: skip
-_LEET = str.maketrans(
+LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", "$": "s"}
 )
 # A word mixing letters with leet digits (`1gn0r3`, `h4x`), or letters spelled out one by one.
@@ -68,7 +68,7 @@ def fold(line: str) -> tuple[str, list[int] | None]:
                 chars.append(piece)
                 cols.append(index)
         view = "".join(chars)
-    view = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), view)
+    view = _LEET_WORD.sub(lambda m: m.group(0).translate(LEET), view)
     if _SPACED.search(view):
         chars2: list[str] = []
         cols2: list[int] = []
