@@ -107,8 +107,8 @@ class Prefilter:
             self.triggers[token] = frozenset(found)
             self.trigger_words.add(token)
 
-    def candidates(self, text: str) -> dict[int, set[Rule]]:
-        """0-based line index -> the rules worth running on that line."""
+    def candidates(self, text: str) -> dict[int, tuple[int, set[Rule]]]:
+        """0-based line index -> (offset of the line in `text`, or -1 if unknown; the rules worth running on it)."""
         lowered = text.lower()  # lower() may lengthen a few characters but keeps every newline
         spaced = lowered.translate(SEPARATORS)
         tokens = set(spaced.split())
@@ -140,15 +140,22 @@ class Prefilter:
                 position = lowered.find(substring, position + 1)
         if len(tokens & _SINGLE_LETTERS) >= 3:  # letters spelled out one by one (`i g n o r e`)
             spans.extend((m.start(), self.folded) for m in _SPACED.finditer(lowered))
-        chosen = _by_line(spaced, spans)
+        # positions in `spaced` are positions in `text` unless lower() lengthened a character
+        chosen = _by_line(spaced, spans, known=len(lowered) == len(text))
         raw: list[tuple[int, frozenset[Rule]]] = []  # positions in `text`
         if not text.isascii():
             raw.extend((m.start(), self.folded | self.hidden) for m in _NON_ASCII.finditer(text))
         elif _CONTROLS.search(text):
             raw.extend((m.start(), self.hidden) for m in _CONTROLS.finditer(text))
-        for index, line_rules in _by_line(text, raw).items():
-            chosen.setdefault(index, set()).update(line_rules)
-        return chosen
+        for index, (position, line_rules) in _by_line(text, raw, known=True).items():
+            if index in chosen:
+                chosen[index][1].update(line_rules)
+            else:
+                chosen[index] = (position, line_rules)
+        return {
+            index: (text.rfind("\n", 0, position) + 1 if position >= 0 else -1, line_rules)
+            for index, (position, line_rules) in chosen.items()
+        }
 
 
 def _occurrences(spaced: str, token: str) -> list[int]:
@@ -163,11 +170,15 @@ def _occurrences(spaced: str, token: str) -> list[int]:
     return found
 
 
-def _by_line(text: str, spans: list[tuple[int, frozenset[Rule]]]) -> dict[int, set[Rule]]:
-    chosen: dict[int, set[Rule]] = {}
+def _by_line(text: str, spans: list[tuple[int, frozenset[Rule]]], known: bool) -> dict[int, tuple[int, set[Rule]]]:
+    """Line index -> (a position in that line if `known`, else -1; the union of the spans' rules)."""
+    chosen: dict[int, tuple[int, set[Rule]]] = {}
     previous, lineno = 0, 0
     for position, rules in sorted(spans, key=lambda span: span[0]):
         lineno += text.count("\n", previous, position)
         previous = position
-        chosen.setdefault(lineno, set()).update(rules)
+        if lineno in chosen:
+            chosen[lineno][1].update(rules)
+        else:
+            chosen[lineno] = (position if known else -1, set(rules))
     return chosen

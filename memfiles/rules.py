@@ -112,17 +112,23 @@ def _comment_findings(text: str, lines: list[str]) -> list[Finding]:
 
 def check_text(text: str, rules: Iterable[Rule] | None = None) -> list[Finding]:
     """Findings for every line of a text, sorted by line, column and code."""
-    lines = text.split("\n")
+    lines: list[str] | None = None  # split only when needed: most lines are never looked at
     wanted = None if rules is None else {rule.code for rule in rules}
     found: list[Finding] = []
-    for index, candidates in sorted(_PREFILTER.candidates(text).items()):
-        line = lines[index].removesuffix("\r")
+    for index, (start, candidates) in sorted(_PREFILTER.candidates(text).items()):
+        if start >= 0:
+            end = text.find("\n", start)
+            line = text[start:] if end < 0 else text[start:end]
+        else:
+            lines = lines or text.split("\n")
+            line = lines[index]
+        line = line.removesuffix("\r")
         selected = sorted(
             (rule for rule in candidates if wanted is None or rule.code in wanted), key=lambda r: _ORDER[r.code]
         )
         found.extend(check_line(line, index + 1, selected))
     if "<!--" in text and (wanted is None or HTML_COMMENT.code in wanted):
-        found.extend(_comment_findings(text, lines))
+        found.extend(_comment_findings(text, lines or text.split("\n")))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))
 
 

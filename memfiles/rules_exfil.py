@@ -31,8 +31,13 @@ _DATA_PARAMS = re.compile(
 _BLOB = re.compile(r"[A-Za-z0-9+/=_-]{32,}|(?:%[0-9A-Fa-f]{2}){6,}")
 
 
+_SPECIAL = re.compile(r"[{$<\[%?#]")  # every slot, query or fragment needs one of these
+
+
 def _carries(url: str) -> str | None:
     """Why `url` carries data ("slot", "data parameter", "long segment", "query"), or None."""
+    if not _SPECIAL.search(url) and not _BLOB.search(url):
+        return None  # the common case: a plain page address
     if _SLOT.search(url):
         return "slot"
     try:

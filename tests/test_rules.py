@@ -201,3 +201,17 @@ def test_rule_codes_are_unique_and_sorted_by_family() -> None:
     codes = [r.code for r in RULES]
     assert len(codes) == len(set(codes))
     assert all(code.startswith(("MEM1", "MEM2", "MEM3", "MEM4")) for code in codes)
+
+
+@pytest.mark.parametrize("text", ["zcd xyz", "ab", "q x", "axy xy", "cdab", "[|] x", "no match"])
+def test_alternation_matches_like_a_plain_alternation(text: str) -> None:
+    import re
+
+    from memfiles.findings import alternation
+
+    patterns = [r"\bab|cd", r"\bxy\w*", r"\bx", r"\b[|\]]", "q", r"\b(?:a|b)c"]
+    plain = re.compile("|".join(f"(?:{p})" for p in patterns))
+    factored = re.compile(alternation(patterns))
+    assert r"\b(?:(?:xy\w*)|(?:x)|(?:[|\]]))" in factored.pattern  # the three in a row share one `\b`
+    found, expected = factored.search(text), plain.search(text)
+    assert (found and found.span()) == (expected and expected.span())
