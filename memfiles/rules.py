@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from memfiles import rules_exfil, rules_hidden, rules_instruction, rules_secrets
+from memfiles import rules_encoded, rules_exfil, rules_hidden, rules_instruction, rules_secrets
 from memfiles.findings import ERROR, WARNING, Finding, Rule
 from memfiles.prefilter import Prefilter
 from memfiles.textview import fold
@@ -37,6 +37,7 @@ RULES: list[Rule] = [
     *rules_instruction.RULES,
     *rules_hidden.RULES,
     HTML_COMMENT,
+    *rules_encoded.RULES,
     *rules_secrets.RULES,
     *rules_exfil.RULES,
 ]
@@ -47,7 +48,7 @@ _PREFILTER = Prefilter(
     RULES,
     folded=(rule for rule in RULES if rule.view == "folded"),
     hidden=rules_hidden.RULES,
-    long=(rule for rule in RULES if rule.code in ("MEM301", "MEM304")),
+    long=(rule for rule in RULES if rule.code in ("MEM207", "MEM301", "MEM304")),
 )
 _COMMENT = re.compile(r"<!--(?!\s*mem:)(.*?)(?:-->|\Z)", re.DOTALL)
 _INVISIBLE = re.compile(
@@ -73,6 +74,8 @@ def _finding(rule: Rule, line: str, lineno: int, start: int, end: int) -> Findin
         excerpt = rules_secrets.mask(excerpt)
     elif rule.code == "MEM203":
         message = f"{message}; hidden text: {rules_hidden.decode_tags(excerpt)!r}"
+    elif rule.code == "MEM207":
+        message = f"{message}; decodes to: {_visible(rules_encoded.decode(excerpt) or '')!r}"
     return Finding(rule.code, rule.severity, message, lineno, start + 1, _visible(excerpt))
 
 
