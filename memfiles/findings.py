@@ -118,19 +118,19 @@ def alternation(patterns: Sequence[str]) -> str:
     return "|".join(out)
 
 
-def first_of(*patterns: str, flags: int = 0, gated: tuple[str, Sequence[str]] | None = None) -> Check:
+def first_of(*patterns: str, flags: int = 0, gated: tuple[Callable[[str], bool], Sequence[str]] | None = None) -> Check:
     """A check that reports only the earliest match among all patterns (one finding per line).
 
-    `gated` is (gate, more patterns): the more patterns count only on lines where the regex `gate`
-    matches (a cheap test that spares every line the cost of patterns that cannot match it).
+    `gated` is (gate, more patterns): the more patterns count only on lines for which `gate` is true
+    (a cheap test that spares every line the cost of patterns that cannot match it).
     """
     compiled = re.compile(alternation(patterns), flags | re.MULTILINE)
-    gate = re.compile(gated[0], flags) if gated else None
+    gate = gated[0] if gated else None
     extra = re.compile(alternation(gated[1]), flags | re.MULTILINE) if gated else None
 
     def check(line: str) -> Iterator[tuple[int, int]]:
         match = compiled.search(line)
-        if extra is not None and gate is not None and gate.search(line):
+        if extra is not None and gate is not None and gate(line):
             other = extra.search(line)
             if other and (match is None or other.start() < match.start()):
                 match = other

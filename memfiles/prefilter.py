@@ -11,8 +11,8 @@ Anchors (Rule.anchors):
 - `word`: a word, or a piece of a word between ' _ - + / =, that starts with `word`;
 - `word$`: exactly that word or piece;
 - `two words`: the words in sequence (any whitespace between them);
-- anything else (no letter or digit, or characters that become spaces: `<|`, `//`): a substring of
-  the lower-cased text.
+- no letter or digit, only the kept characters (`//`): a substring of a word;
+- anything else (characters that become spaces: `<|`, `.-`): a substring of the lower-cased text.
 
 Obfuscated text is let through to the rules that read the folded view (memfiles.textview): leetspeak
 words are looked up as plain words, letters spelled out one by one and non-ASCII text send the
@@ -51,6 +51,7 @@ class Prefilter:
         self.prefixes: dict[str, set[Rule]] = {}
         self.phrases: dict[str, list[tuple[frozenset[str], re.Pattern[str], frozenset[Rule]]]] = {}
         self.substrings: dict[str, set[Rule]] = {}
+        self.infixes: dict[str, set[Rule]] = {}  # substrings made of kept characters stay inside words
         for rule in rules:
             for anchor in rule.anchors:
                 self._add(anchor, rule)
@@ -70,6 +71,8 @@ class Prefilter:
             tail = re.compile("".join(rf"\s+{re.escape(w)}" for w in rest) + r"(?!\S)")
             entry = (frozenset(anchor.split()), tail, frozenset((rule,)))
             self.phrases.setdefault(first, []).append(entry)
+        elif not any(c.isalnum() for c in word) and word.translate(SEPARATORS) == word:
+            self.infixes.setdefault(anchor, set()).add(rule)
         elif word.translate(SEPARATORS) != word or not any(c.isalnum() for c in word):
             self.substrings.setdefault(anchor, set()).add(rule)
         elif anchor.endswith("$"):
@@ -96,6 +99,9 @@ class Prefilter:
                 if piece:
                     self._lookup(piece, plain)
             found.update(plain & self.folded)
+        for infix, infix_rules in self.infixes.items():
+            if infix in token:
+                found.update(infix_rules)
         if len(token) >= _LONG:
             found.update(self.long)
         last = _PIECES.split(token)[-1]

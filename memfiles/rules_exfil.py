@@ -54,36 +54,53 @@ def _carries(url: str) -> str | None:
     return None
 
 
-def _images(line: str) -> Iterator[tuple[int, int]]:
+# (start, end, kind, why the URL carries data) for every image and link of a line. The four URL rules
+# run one after another on the same line object, so the last line's parse is kept (by identity).
+_Parsed = list[tuple[int, int, str, str | None]]
+_last: tuple[str, _Parsed] = ("", [])
+
+
+def _parse(line: str) -> _Parsed:
+    global _last
+    cached = _last
+    if cached[0] is line:
+        return cached[1]
+    found: _Parsed = []
+    images = []
     for match in _IMAGE.finditer(line):
-        yield match.start(), match.end()
+        images.append(match.span())
+        found.append((match.start(), match.end(), "image", _carries(match.group("url") or match.group("src"))))
+    for match in _LINK.finditer(line):
+        if any(start <= match.start() < end for start, end in images):
+            continue
+        url = match.group("url") or match.group("ref") or match.group("bare") or ""
+        found.append((match.start(), match.end(), "link", _carries(url)))
+    _last = (line, found)
+    return found
+
+
+def _images(line: str) -> Iterator[tuple[int, int]]:
+    for start, end, kind, _why in _parse(line):
+        if kind == "image":
+            yield start, end
 
 
 def _data_images(line: str) -> Iterator[tuple[int, int]]:
-    for match in _IMAGE.finditer(line):
-        name = "url" if match.group("url") else "src"
-        if _carries(match.group(name)):
-            yield match.start(), match.end()
+    for start, end, kind, why in _parse(line):
+        if kind == "image" and why:
+            yield start, end
 
 
 def _data_links(line: str) -> Iterator[tuple[int, int]]:
-    images = [m.span() for m in _IMAGE.finditer(line)]
-    for match in _LINK.finditer(line):
-        if any(start <= match.start() < end for start, end in images):
-            continue
-        url = match.group("url") or match.group("ref") or match.group("bare") or ""
-        if _carries(url) in ("slot", "data parameter"):
-            yield match.start(), match.end()
+    for start, end, kind, why in _parse(line):
+        if kind == "link" and why in ("slot", "data parameter"):
+            yield start, end
 
 
 def _query_links(line: str) -> Iterator[tuple[int, int]]:
-    images = [m.span() for m in _IMAGE.finditer(line)]
-    for match in _LINK.finditer(line):
-        if any(start <= match.start() < end for start, end in images):
-            continue
-        url = match.group("url") or match.group("ref") or match.group("bare") or ""
-        if _carries(url) in ("long segment", "query"):
-            yield match.start(), match.end()
+    for start, end, kind, why in _parse(line):
+        if kind == "link" and why in ("long segment", "query"):
+            yield start, end
 
 
 # Anchors (Rule.anchors, syntax in memfiles.prefilter): URLs contain `//` or start with `www.`.

@@ -101,13 +101,16 @@ ANCHORS: dict[str, list[str]] = {
 }
 
 
-def _gate() -> str:
+def _gate_words() -> re.Pattern[str]:
     anchors = [word for code_words in ANCHORS.values() for word in code_words]
     exact = [re.escape(word.removesuffix("$")) for word in anchors if word.endswith("$")]
     prefixes = [re.escape(word) for word in anchors if not word.endswith("$")]
-    return rf"[^\x00-\x7f]|\b(?:(?:{'|'.join(exact)})\b|{'|'.join(prefixes)})"
+    return re.compile(rf"\b(?:(?:{'|'.join(exact)})\b|{'|'.join(prefixes)})")
 
 
-# The patterns above run only on lines this matches (see memfiles.findings.first_of): any non-ASCII
-# character, or one of the anchor words. Most lines are English and skip them entirely.
-GATE = _gate()
+_GATE_WORDS = _gate_words()
+
+
+def gate(line: str) -> bool:
+    """Whether the patterns above can match `line` (folded): it has a non-ASCII character or an anchor word."""
+    return not line.isascii() or _GATE_WORDS.search(line) is not None
