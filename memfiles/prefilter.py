@@ -38,6 +38,7 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _LONG = 24
 _CACHE_LIMIT = 200_000
+_Node = dict[str, "_Node"]  # a trie of characters; "" marks the end of a word
 
 
 class Prefilter:
@@ -56,7 +57,13 @@ class Prefilter:
             for anchor in rule.anchors:
                 self._add(anchor, rule)
         self.frozen_substrings = [(text, frozenset(rules)) for text, rules in self.substrings.items()]
-        self.prefix_lengths = sorted({len(p) for p in self.prefixes}, reverse=True)
+        # The longest anchor a word starts with, found by one regex match over a trie of the anchors;
+        # each anchor also carries the rules of the shorter anchors it starts with.
+        self.prefix_trie = re.compile(_trie(list(self.prefixes)))
+        self.prefix_rules = {
+            prefix: frozenset(r for other, rules in self.prefixes.items() if prefix.startswith(other) for r in rules)
+            for prefix in self.prefixes
+        }
         self.phrase_starts = frozenset(self.phrases)
         self.seen: set[str] = set()
         self.triggers: dict[str, frozenset[Rule]] = {}
@@ -80,31 +87,28 @@ class Prefilter:
         else:
             self.prefixes.setdefault(word, set()).add(rule)
 
-    def _lookup(self, word: str, found: set[Rule]) -> None:
-        found.update(self.exact.get(word, ()))
-        for length in self.prefix_lengths:
-            if length <= len(word):
-                found.update(self.prefixes.get(word[:length], ()))
+    def _lookup(self, words: Iterable[str], found: set[Rule]) -> None:
+        for word in words:
+            if word:
+                found.update(self.exact.get(word, ()))
+                match = self.prefix_trie.match(word)
+                if match:
+                    found.update(self.prefix_rules[match.group()])
 
     def _learn(self, token: str) -> None:
         found: set[Rule] = set()
-        self._lookup(token, found)
-        if _PIECES.search(token):
-            for piece in _PIECES.split(token):
-                if piece:
-                    self._lookup(piece, found)
+        pieces = _PIECES.split(token) if _PIECES.search(token) else []
+        self._lookup([token, *pieces], found)
         if _LEET_TOKEN.match(token):  # `1gn0r3`: the folded view reads it as `ignore`
             plain: set[Rule] = set()
-            for piece in _PIECES.split(token.translate(LEET)):
-                if piece:
-                    self._lookup(piece, plain)
+            self._lookup(_PIECES.split(token.translate(LEET)), plain)
             found.update(plain & self.folded)
         for infix, infix_rules in self.infixes.items():
             if infix in token:
                 found.update(infix_rules)
         if len(token) >= _LONG:
             found.update(self.long)
-        last = _PIECES.split(token)[-1]
+        last = pieces[-1] if pieces else token
         if last != token and last in self.phrases:
             self.glued[token] = last
             self.glued_words.add(token)
@@ -162,6 +166,25 @@ class Prefilter:
             index: (text.rfind("\n", 0, position) + 1 if position >= 0 else -1, line_rules)
             for index, (position, line_rules) in chosen.items()
         }
+
+
+def _trie(words: list[str]) -> str:
+    """A regular expression for `words` shaped as a trie: it matches the longest word a text starts with."""
+    tree: _Node = {}
+    for word in words:
+        node = tree
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: _Node) -> str:
+        branches = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(tree) or "(?!)"
 
 
 def _occurrences(spaced: str, token: str) -> list[int]:
