@@ -404,8 +404,10 @@ ANCHORS: dict[str, list[str]] = {
     ],
     "MEM106": [
         *words("you prompt preprompt instruct system developer repeat recite copy print output echo verbatim"),
-        *words("programmed told above initiali startup start-up boot$ bootstrap$ written said stated typed"),
-        *words("translate summari rewrite encode reveal show list tell hidden secret"),
+        *words("programmed told above initiali startup start-up boot$ bootstrap$ rules directive"),
+        "beginning of",
+        "start of",
+        "top of",
         "before this",
     ],
     "MEM107": [

@@ -3,8 +3,8 @@
 Jailbreaks are translated to get past English keyword filters. Only the unmistakable openers are
 covered: ignore your (previous) instructions or everything above, you are now / act as / pretend
 to be / developer mode, no restrictions or filters / never refuse (tied to an AI so that "sans
-limites" in a phone plan stays clean), and your system prompt. The patterns read the folded view (memfiles.textview):
-lower case and accents removed, so `précédentes` is written `precedentes`.
+limites" in a phone plan stays clean), and your system prompt. The patterns read the folded view
+(memfiles.textview): lower case and accents removed, so `précédentes` is written `precedentes`.
 """
 
 from __future__ import annotations
