@@ -70,9 +70,10 @@ def regex_check(*patterns: str, flags: int = 0) -> Check:
     return check
 
 
-def _top_level_bar(pattern: str) -> bool:
-    """True when `pattern` is itself an alternation (`a|b` outside any group)."""
-    depth, index, in_class = 0, 0, False
+def _branches(pattern: str) -> list[str]:
+    """The top-level alternatives of `pattern` (`a|b(c|d)` -> `a`, `b(c|d)`)."""
+    branches: list[str] = []
+    depth, index, start, in_class = 0, 0, 0, False
     while index < len(pattern):
         char = pattern[index]
         if char == "\\":
@@ -87,15 +88,16 @@ def _top_level_bar(pattern: str) -> bool:
         elif char in "()":
             depth += 1 if char == "(" else -1
         elif char == "|" and depth == 0:
-            return True
+            branches.append(pattern[start:index])
+            start = index + 1
         index += 1
-    return False
+    return [*branches, pattern[start:]]
 
 
 def alternation(patterns: Sequence[str]) -> str:
     """One regular expression matching what any of `patterns` matches, leftmost first, earlier patterns first.
 
-    Consecutive patterns that start with `\\b` share one `\\b` test: the regex engine then tries
+    Consecutive alternatives that start with `\\b` share one `\\b` test: the regex engine then tries
     them only at word boundaries instead of each in turn at every position (2-3 times faster).
     """
     out: list[str] = []
@@ -109,11 +111,12 @@ def alternation(patterns: Sequence[str]) -> str:
         run.clear()
 
     for pattern in patterns:
-        if pattern.startswith(r"\b") and not _top_level_bar(pattern):
-            run.append(pattern)
-        else:
-            flush()
-            out.append(f"(?:{pattern})")
+        for branch in _branches(pattern):
+            if branch.startswith(r"\b"):
+                run.append(branch)
+            else:
+                flush()
+                out.append(f"(?:{branch})")
     flush()
     return "|".join(out)
 

@@ -184,7 +184,7 @@ RULES: list[Rule] = [
         "delete the line",
         first_of(
             r"\bdo anything now\b|\bjailbr(?:oken|eaked)\b|\bjailbreak\s+(?:prompt|mode|persona|version)\b|"
-            r"(?:^|[\[/(])\W*jailbreak\b|^\W*jailbreak\s*:",
+            r"(?:^|[\[/(])\W*+jailbreak\b|^\W*+jailbreak\s*:",
             r"\b(?:no|without(?:\s+any)?)\s+(?:\w+\s+){0,2}?(?:censorship|ethics|morals|morality|"
             r"(?:ethical|moral|safety|content)\s+(?:guidelines|constraints|boundaries|principles|filters?|"
             r"restrictions|limits|code|compass)|content polic(?:y|ies)|safeguards|guard ?rails|limitations)\b",
@@ -319,7 +319,7 @@ RULES: list[Rule] = [
             r"(?:code|codebase|implementation|solution|algorithm|program)\b",
             r"\b(?:respond|reply|answer)\s+(?:\w+\s+){0,4}?(?:in|using|with)\s+(?:base\d+|emojis?|cipher|leet|rot13|"
             r"morse|hex|binary|reverse\b(?!\s+(?:chronolog|alphabetic|order)))\b",
-            r"(?:^|[.!?:;]\s+)\W*(?:please\s+)?(?:replace|substitute|swap|switch|change|convert|turn)\s+(?:all\s+|every\s+|"
+            r"\b(?<!\w )(?:please\s+)?(?:replace|substitute|swap|switch|change|convert|turn)\s+(?:all\s+|every\s+|"
             r"each\s+|the\s+)?(?:\w+\s+){0,2}?(?:letters?|vowels?|consonants?|characters?)\s+(?:with|for|by|into|to)\b",
             r"\b(?:add|insert|include|embed|write|render|display|show|output|put|send)\s+(?:\w+\s+){0,3}?"
             r"(?:images?|pictures?|photos?)\b[^\n]{0,80}?\bmarkdown\b",

@@ -114,7 +114,7 @@ ANCHORS: dict[str, list[str]] = {
     "MEM104": words(
         """tu$ agis agissez comporte reponds repondez fais faites joue jouez incarne incarnez mettre mets mettez
         mode$ modo$ modalita eres$ actua actuar actues comportate aja$ atue$ agisci comportati finge finja fingi haz$
-        voce$ sei$ du$ gib$ spiele spiel$ ubernimm uebernimm verhalte entwicklermodus"""
+        voce$ agora$ sei$ du$ gib$ spiele spiel$ ubernimm uebernimm verhalte entwicklermodus"""
     ),
     "MEM105": words("""sans$ sin$ sem$ senza ohne jamais nunca rifiutare lehne verweigere importe"""),
     "MEM106": words("""ton$ votre$ tes$ vos$ tu$ su$ tus$ sus$ seu$ teu$ suas$ tuas$ tuo$ tue$ dein ihr"""),
@@ -128,9 +128,21 @@ def _gate_words() -> re.Pattern[str]:
     return re.compile(rf"\b(?:(?:{'|'.join(exact)})\b|{'|'.join(prefixes)})")
 
 
+# The patterns above run only on lines `gate` accepts (see memfiles.findings.first_of): folding has
+# already turned accented letters into ASCII, so every pattern but the Chinese ones holds an anchor word.
 _GATE_WORDS = _gate_words()
+_CJK = re.compile("[\u3400-\u9fff]")
+
+
+_last: tuple[str, bool] = ("", False)
 
 
 def gate(line: str) -> bool:
-    """Whether the patterns above can match `line` (folded): it has a non-ASCII character or an anchor word."""
-    return not line.isascii() or _GATE_WORDS.search(line) is not None
+    """Whether the patterns above can match `line` (folded): it has a Chinese character or an anchor word."""
+    global _last
+    cached = _last  # MEM103-MEM106 ask in turn about the same line object: answer once
+    if cached[0] is line:
+        return cached[1]
+    answer = _GATE_WORDS.search(line) is not None or (not line.isascii() and _CJK.search(line) is not None)
+    _last = (line, answer)
+    return answer
