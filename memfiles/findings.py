@@ -127,13 +127,19 @@ def first_of(*patterns: str, flags: int = 0, gated: tuple[Callable[[str], bool],
     `gated` is (gate, more patterns): the more patterns count only on lines for which `gate` is true
     (a cheap test that spares every line the cost of patterns that cannot match it).
     """
-    compiled = re.compile(alternation(patterns), flags | re.MULTILINE)
-    gate = gated[0] if gated else None
-    extra = re.compile(alternation(gated[1]), flags | re.MULTILINE) if gated else None
+    compiled: tuple[re.Pattern[str], re.Pattern[str] | None] | None = None  # on first use: start-up matters
 
     def check(line: str) -> Iterator[tuple[int, int]]:
-        match = compiled.search(line)
-        if extra is not None and gate is not None and gate(line):
+        nonlocal compiled
+        if compiled is None:
+            extra_patterns = gated[1] if gated else None
+            compiled = (
+                re.compile(alternation(patterns), flags | re.MULTILINE),
+                re.compile(alternation(extra_patterns), flags | re.MULTILINE) if extra_patterns else None,
+            )
+        main, extra = compiled
+        match = main.search(line)
+        if extra is not None and gated is not None and gated[0](line):
             other = extra.search(line)
             if other and (match is None or other.start() < match.start()):
                 match = other

@@ -61,7 +61,7 @@ class Prefilter:
         # each anchor also carries the rules of the shorter anchors it starts with.
         self.prefix_trie = re.compile(_trie(list(self.prefixes)))
         self.prefix_rules = {
-            prefix: frozenset(r for other, rules in self.prefixes.items() if prefix.startswith(other) for r in rules)
+            prefix: frozenset(r for n in range(1, len(prefix) + 1) for r in self.prefixes.get(prefix[:n], ()))
             for prefix in self.prefixes
         }
         self.phrase_starts = frozenset(self.phrases)
@@ -80,7 +80,7 @@ class Prefilter:
             self.phrases.setdefault(first, []).append(entry)
         elif not any(c.isalnum() for c in word) and word.translate(SEPARATORS) == word:
             self.infixes.setdefault(anchor, set()).add(rule)
-        elif word.translate(SEPARATORS) != word or not any(c.isalnum() for c in word):
+        elif word.translate(SEPARATORS) != word:
             self.substrings.setdefault(anchor, set()).add(rule)
         elif anchor.endswith("$"):
             self.exact.setdefault(word, set()).add(rule)
