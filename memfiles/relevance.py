@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from memfiles import timeterms
 from memfiles.episodes import Episode
 from memfiles.model import Fact
-from memfiles.words import terms
+from memfiles.words import term_of, terms, words
 
 KEYWORD_WEIGHT = 0.8  # share of lexical relevance; the rest is token_set_ratio
 # The lexical score: how much of the query the document holds, how often (BM25), and in one passage.
@@ -65,22 +65,37 @@ class Document:
         return " ".join(sorted(t for t in self.terms if not t.startswith(timeterms.PREFIX)))
 
 
-def _document(passages: Iterable[str], wide: Iterable[str] = (), key_terms: tuple[str, ...] = ()) -> Document:
-    """A document from texts that are passages (lines, events) and words that belong to all of them."""
+def _document(
+    passages: Iterable[str], wide: Iterable[str] = (), key_terms: tuple[str, ...] = (), dates: Iterable[str] = ()
+) -> Document:
+    """A document from texts that are passages (lines, events), words that belong to all of them, and dates."""
     counts: Counter[str] = Counter()
     found: list[frozenset[str]] = []
+    timely: set[int] = set()  # passages that say when something happened
     for part in passages:
-        for line in part.splitlines():
-            words = terms(line)
-            if words and timeterms.says_when(line):
-                words.append(timeterms.WHEN)
-            if words:
-                counts.update(words)
-                found.append(frozenset(words))
-    counts.update(w for text in wide for w in terms(text))
+        says_when = timeterms.says_when(part)  # most texts never do: look at their lines only if this one does
+        for line in part.splitlines() if "\n" in part else (part,):
+            line_counts = _counted(line)
+            if line_counts:
+                counts.update(line_counts)
+                if says_when and timeterms.says_when(line):
+                    timely.add(len(found))
+                found.append(frozenset(line_counts))
+    counts.update(_counted(" ".join(wide)))
     length = sum(counts.values())
     counts.update(t for t in key_terms if t not in counts)
+    counts.update(dict.fromkeys(dates, 1))  # dates and saying when are not words: not in the length
+    if timely:
+        counts[timeterms.WHEN] = len(timely)
+        found = [p | {timeterms.WHEN} if n in timely else p for n, p in enumerate(found)]
     return Document(frozenset(counts), key_terms, counts, length, tuple(found) if len(found) > 1 else ())
+
+
+def _counted(text: str) -> Counter[str]:
+    """The terms of `text` with their counts."""
+    counted = Counter(map(term_of, words(text)))
+    counted.pop("", None)
+    return counted
 
 
 def fact_document(fact: Fact) -> Document:
@@ -95,10 +110,7 @@ def episode_document(episode: Episode) -> Document:
     parts = [episode.summary, *episode.events]
     parts += [f"{f.key.replace('_', ' ')} {f.value}" for f in episode.facts]
     parts += [f"{i.key.replace('_', ' ')} {i.reason}" for i in episode.invalidates]
-    document = _document(parts, episode.entities)
-    dates = timeterms.episode_terms(episode.started_at)
-    counts = {**document.counts, **dict.fromkeys(dates, 1)}
-    return replace(document, terms=document.terms | frozenset(dates), counts=counts)
+    return _document(parts, episode.entities, dates=timeterms.episode_terms(episode.started_at))
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +277,8 @@ def score_document(query: Query, doc: Document) -> Relevance:
             coverage += credit * query.weights[term]
             # BM25's saturation, 1 for one occurrence in a document of average length; capped at 1 so that
             # relevance stays a share of the query (more occurrences only make up for a long document).
-            frequency += credit * query.weights[term] * min(1.0, tf * (K1 + 1) / (tf + norm))
+            saturation = tf * (K1 + 1) / (tf + norm)
+            frequency += credit * query.weights[term] * min(1.0, saturation)
         coverage, frequency = coverage / total, frequency / total
     passage = _best_passage(query, doc, found) if doc.passages else coverage
     keyword = COVERAGE_WEIGHT * coverage + FREQUENCY_WEIGHT * frequency + PASSAGE_WEIGHT * passage

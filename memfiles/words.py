@@ -76,7 +76,7 @@ def words(text: str) -> list[str]:
     folded = text.casefold()
     if not folded.isascii():  # fold accents (é → e) only where there are any: most text is ASCII
         folded = "".join(ch for ch in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(ch))
-    if "'" in folded or "’" in folded:
+    if "n't" in folded or "n’t" in folded:
         folded = _NOT.sub(lambda m: f"{_CONTRACTED.get(m.group(1), m.group(1))} not", folded)
     return _WORD.findall(folded)
 
@@ -84,6 +84,12 @@ def words(text: str) -> list[str]:
 def kept(word: str, keep_stopwords: bool = False) -> bool:
     """Whether a word counts: not a single letter (digits do), not a stop word unless asked."""
     return (len(word) > 1 or word.isdigit()) and (keep_stopwords or word not in STOPWORDS)
+
+
+@lru_cache(maxsize=1 << 16)
+def term_of(word: str) -> str:
+    """The term a folded word counts as, or "" when it does not count (a stop word, a single letter)."""
+    return stem(word) if kept(word) else ""
 
 
 def terms(text: str, keep_stopwords: bool = False) -> list[str]:
