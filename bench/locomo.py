@@ -222,8 +222,14 @@ def _bm25_tokens(scope: str, now: str, built: Built, top: list[int], episodes: l
 
 
 def recall_at(question: Question, system: str, k: int) -> float:
+    """The share of the question's evidence episodes in the system's top k."""
     ranked = question.answers[system].ranked[:k]
     return len(question.relevant.intersection(ranked)) / len(question.relevant)
+
+
+def hit_at(question: Question, system: str, k: int) -> float:
+    """1 when at least one evidence episode is in the top k (the looser measure some papers report)."""
+    return float(bool(question.relevant.intersection(question.answers[system].ranked[:k])))
 
 
 def summary(questions: list[Question], systems: list[str]) -> dict[str, Any]:
@@ -237,6 +243,10 @@ def summary(questions: list[Question], systems: list[str]) -> dict[str, Any]:
             row[name] = {"n": len(group)} | {
                 f"R@{k}": statistics.fmean(recall_at(q, system, k) for q in group) if group else None for k in KS
             }
+        everything = groups["all (1-4)"]
+        row["any hit (1-4)"] = {"n": len(everything)} | {
+            f"R@{k}": statistics.fmean(hit_at(q, system, k) for q in everything) if everything else None for k in KS
+        }
         adversarial = [q for q in questions if q.category == ADVERSARIAL]
         row["adversarial"] = {
             "n": len(adversarial),
@@ -267,13 +277,13 @@ def table(mode: str, info: dict[str, Any], result: dict[str, Any], systems: list
     lines = [
         f"## {mode} mode: {info['episodes']} episodes in {info['conversations']} conversations "
         f"({info['refused']} refused by the guard); {info['questions']} questions with evidence",
-        f"{'system':<16} {'category':<12} {'n':>4} " + " ".join(f"{'R@' + str(k):>6}" for k in KS),
+        f"{'system':<16} {'category':<14} {'n':>4} " + " ".join(f"{'R@' + str(k):>6}" for k in KS),
     ]
     for system in systems:
         for name, cell in result[system].items():
             if isinstance(cell, dict) and "R@1" in cell:
                 values = " ".join(f"{100 * cell[f'R@{k}']:6.1f}" if cell["n"] else f"{'-':>6}" for k in KS)
-                lines.append(f"{system:<16} {name:<12} {cell['n']:>4} {values}")
+                lines.append(f"{system:<16} {name:<14} {cell['n']:>4} {values}")
     lines.append("")
     lines.append(f"{'system':<16} {'adversarial empty-block rate':>29} {'block tokens':>13} {'rank ms p50/p95':>16}")
     for system in systems:
