@@ -9,6 +9,7 @@ term satisfied by any of its days, so dates stay ordinary matching terms (the in
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -44,8 +45,9 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}\b"), "mdy"),
     (re.compile(rf"\b{_MON},?\s+{_YEAR}\b"), "my"),
     (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}\b"), "dm"),
-    (re.compile(rf"\b(?:on\s+){_MON}\s+{_DAY}\b"), "md"),
-    (re.compile(rf"\b(last|in|during|since|early|late|mid)\s+{_MON}\b"), "wm"),
+    (re.compile(rf"\b(?:on|from|between|since|until|by|before|after)\s+{_MON}\s+{_DAY}\b"), "md"),
+    (re.compile(rf"\b(?!may\b){_MON}\s+{_DAY}\b"), "md"),  # "may 5" alone may be the verb
+    (re.compile(rf"\b(last|in|during|since|early|late|mid|of)\s+{_MON}\b"), "wm"),
     (re.compile(rf"\b(?:in|during|since|of)\s+{_YEAR}\b"), "y"),
     (re.compile(r"\b(yesterday|today|tonight)\b"), "w"),
     (re.compile(r"\b(last|this|past)\s+(week|weekend|month|year)\b"), "wu"),
@@ -101,19 +103,86 @@ def query_dates(text: str, now: str | None = None) -> Dates:
     if not any(ch.isdigit() for ch in lowered) and not _maybe_date(lowered):
         return found  # most queries name no date: skip the patterns
     today = date.fromisoformat(now[:10]) if now else None
-    taken: list[tuple[int, int]] = []
+    matches: list[tuple[int, int, dict[str, str]]] = []
     for pattern, meaning in _PATTERNS:
         for match in pattern.finditer(lowered):
-            if any(start < match.end() and match.start() < end for start, end in taken):
-                continue
             groups = dict(zip(meaning, match.groups(), strict=True))
-            if _add(found, groups, today):
-                taken.append(match.span())
+            if _valid(groups) and not any(start < match.end() and match.start() < end for start, end, _ in matches):
+                matches.append((*match.span(), groups))
+    matches.sort(key=lambda m: m[0])
+    for (_, end, groups), (start, _, after) in itertools.pairwise(matches):
+        if "d" in groups and "y" not in groups and "y" in after and _RANGE.fullmatch(lowered[end:start]):
+            groups["y"] = after["y"]  # "between August 11 and August 15, 2023": one year for both
+    taken = []
+    n = 0
+    while n < len(matches):
+        start, end, groups = matches[n]
+        if n + 1 < len(matches) and _range(found, lowered, matches[n], matches[n + 1], today):
+            taken += [(start, end), matches[n + 1][:2]]
+            n += 2
+            continue
+        if _add(found, groups, today):
+            taken.append((start, end))
+        n += 1
     kept = list(lowered)
     for start, end in taken:  # the words of a date are its term now, not words to match ("march", "2023")
         kept[start:end] = " " * (end - start)
     found.text = "".join(kept)
     return found
+
+
+_RANGE = re.compile(r",?\s*(?:and|to|until|till|through|-|–)\s*")
+_RANGE_START = re.compile(r"\b(?:between|from)\s+(?:the\s+)?$")
+
+
+def _range(
+    found: Dates,
+    lowered: str,
+    first: tuple[int, int, dict[str, str]],
+    last: tuple[int, int, dict[str, str]],
+    today: date | None,
+) -> bool:
+    """ "between 11 and 15 August", "from May 3 to May 9": one span of days, if the two dates make one."""
+    starts = _RANGE_START.search(lowered[: first[0]]) or lowered.startswith(("between", "from"), first[0])
+    if not (starts and _RANGE.fullmatch(lowered[first[1] : last[0]])):
+        return False
+    begin, end = _day_of(first[2], today), _day_of(last[2], today)
+    if begin is None or end is None or not 0 < (end - begin).days <= 62:
+        return False
+    _span(found, begin, end)
+    return True
+
+
+def _valid(groups: dict[str, str]) -> bool:
+    """False for a day that does not exist in its stated year (31 June 2023), so the month alone is read."""
+    if "d" not in groups or "y" not in groups:
+        return True
+    month = MONTHS[groups["m"]] if "m" in groups else int(groups.get("n") or 0)
+    try:
+        date(int(groups["y"]), month, int(groups["d"]))
+    except ValueError:
+        return False
+    return True
+
+
+def _day_of(groups: dict[str, str], today: date | None) -> date | None:
+    """The day a day-level date expression names, if it names one."""
+    if "d" not in groups or "u" in groups:
+        return None
+    month = MONTHS[groups["m"]] if "m" in groups else int(groups.get("n") or 0)
+    year = int(groups["y"]) if "y" in groups else _recent_year(month, today, None)
+    try:
+        return date(year, month, int(groups["d"])) if year else None
+    except ValueError:
+        return None
+
+
+def _recent_year(month: int, today: date | None, which: str | None) -> int | None:
+    """The year of the most recent such month ("in May"), or the one before this month ("last May")."""
+    if today is None or not month:
+        return None
+    year = today.year if month <= today.month else today.year - 1
+    return year - 1 if which == "last" and month == today.month else year
 
 
 def _maybe_date(lowered: str) -> bool:
@@ -133,13 +202,7 @@ def _add(found: Dates, groups: dict[str, str], today: date | None) -> bool:
         _day(found, today - timedelta(days=1 if which == "yesterday" else 0))
         return True
     month = MONTHS[groups["m"]] if "m" in groups else int(groups.get("n") or 0)
-    year = int(groups["y"]) if "y" in groups else None
-    if year is None and month:
-        if today is None:
-            return False
-        year = today.year if month <= today.month else today.year - 1  # the most recent such month
-        if which == "last" and month == today.month:
-            year -= 1
+    year = int(groups["y"]) if "y" in groups else _recent_year(month, today, which)
     if year is None:
         return False
     if not month:

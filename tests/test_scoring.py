@@ -66,6 +66,9 @@ def test_explicit_dates_in_a_query_become_terms_and_leave_the_words() -> None:
     assert query_dates("what happened in 2022").terms == ["@2022"]
     assert query_dates("This may take a while").terms == []  # "may" the verb is no month
     assert query_dates("on 31 June 2023").terms == ["@2023-06"]  # no such day: the month it names
+    assert query_dates("Where was Ana between August 11 and August 15 2023?").terms == ["@2023-08-11/2023-08-15"]
+    assert query_dates("from May 3 to May 9, 2023").terms == ["@2023-05-03/2023-05-09"]
+    assert query_dates("It may 5 times").terms == []
     assert episode_terms("2023-05-08T13:56:00Z") == ["@2023", "@2023-05", "@2023-05-08"]
 
 
