@@ -61,8 +61,8 @@ class Document:
 
     @property
     def text(self) -> str:
-        """Its words (not its dates), sorted: what the fuzzy score compares the query with."""
-        return " ".join(sorted(t for t in self.terms if not t.startswith(timeterms.PREFIX)))
+        """Its terms, sorted: what the fuzzy score compares the query with."""
+        return " ".join(sorted(self.terms))
 
 
 def _document(
@@ -282,8 +282,8 @@ def score_document(query: Query, doc: Document) -> Relevance:
         coverage, frequency = coverage / total, frequency / total
     passage = _best_passage(query, doc, found) if doc.passages else coverage
     keyword = COVERAGE_WEIGHT * coverage + FREQUENCY_WEIGHT * frequency + PASSAGE_WEIGHT * passage
-    words = " ".join(t for t in query.terms if not t.startswith(timeterms.PREFIX))
-    fuzzy = fuzz.token_set_ratio(words, doc.text, processor=None) / 100 if words else 0.0
+    # Dates count here too: a query naming last week is not fully found by a text sharing its one word.
+    fuzzy = fuzz.token_set_ratio(" ".join(query.terms), doc.text, processor=None) / 100
     score = KEYWORD_WEIGHT * keyword + (1 - KEYWORD_WEIGHT) * fuzzy
     return Relevance(
         score + (1.0 if key_hit else 0.0), keyword, fuzzy, key_hit, tuple(found), coverage, frequency, passage
