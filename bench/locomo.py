@@ -78,9 +78,18 @@ class Built:
     refused: list[str] = field(default_factory=list)
 
 
+_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %B %d, %Y", "%d %B, %Y", "%d %B %Y")
+
+
 def parse_date(text: str) -> datetime:
-    """LoCoMo's session time, e.g. '1:56 pm on 8 May, 2023', as a UTC datetime."""
-    return datetime.strptime(" ".join(text.split()), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    """LoCoMo's session time, e.g. '1:56 pm on 8 May, 2023' (or an ISO date), as a UTC datetime."""
+    cleaned = " ".join(text.split())
+    for layout in _DATE_FORMATS:
+        try:
+            return datetime.strptime(cleaned, layout).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return clock.to_datetime(clock.parse_when(cleaned))  # raises a UsageError naming the text
 
 
 def when(moment: datetime) -> str:
@@ -105,12 +114,13 @@ def units(sample: dict[str, Any], mode: str) -> list[Unit]:
         session = f"session-{number}"
         if mode == "session":
             speakers = list(dict.fromkeys(t["speaker"] for t in turns))
-            text = "\n".join(f"{t['speaker']}: {t['text']}" for t in turns)
+            text = "\n".join(f"{t['speaker']}: {t.get('text', '')}" for t in turns)
             out.append(Unit(session, when(start), speakers, text, [t["dia_id"] for t in turns]))
             continue
         for n, turn in enumerate(turns):
             at = when(start + timedelta(seconds=TURN_SECONDS * n))
-            out.append(Unit(session, at, [turn["speaker"]], f"{turn['speaker']}: {turn['text']}", [turn["dia_id"]]))
+            text = f"{turn['speaker']}: {turn.get('text', '')}"
+            out.append(Unit(session, at, [turn["speaker"]], text, [turn["dia_id"]]))
     return out
 
 
