@@ -10,6 +10,7 @@ Pure: facts, episodes, a query and "now" in; ranked items with their scores out.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import unicodedata
@@ -25,6 +26,10 @@ from memfiles.model import Fact
 from memfiles.supersession import valid_at
 
 MIN_SCORE = 0.3  # default relevance threshold (--min-score)
+# Invariant (relied on by rank's indexed path): score_document never gives a document without key terms
+# (every episode) a relevance above this, so once decay × MAX_RELEVANCE is below the k-th best score
+# found, no older episode can enter the top k.
+MAX_RELEVANCE = 1.0
 KEYWORD_WEIGHT = 0.8  # share of keyword overlap in relevance; the rest is token_set_ratio
 TYPO_CUTOFF = 85.0  # rapidfuzz ratio at which a query term matches a misspelt stored term
 TYPO_CREDIT = 0.8  # a typo match counts this much of an exact match
@@ -361,8 +366,27 @@ def in_range(episode: Episode, options: Options, reference: str) -> bool:
     return not (options.until and clock.compare(started, options.until) > 0)
 
 
-def rank(memories: list[ScopeMemory], query: str, now: str, options: Options) -> list[Item]:
-    """The recalled items, facts (and conflicts) first, each kind best first and cut to its k."""
+class EpisodeSource(Protocol):
+    """In-range episodes supplied by an index instead of ScopeMemory lists (memfiles.index implements it)."""
+
+    @property
+    def corpus(self) -> Corpus:
+        """Statistics over every episode in range, across the scopes asked."""
+        ...
+
+    def newest_first(self, terms: frozenset[str] | None) -> Iterable[tuple[str, Episode, Document]]:
+        """(scope, episode, document) of in-range episodes holding any of `terms` (all when None), newest first."""
+        ...
+
+
+def rank(
+    memories: list[ScopeMemory], query: str, now: str, options: Options, indexed: EpisodeSource | None = None
+) -> list[Item]:
+    """The recalled items, facts (and conflicts) first, each kind best first and cut to its k.
+
+    With `indexed`, episodes come from it instead of `memories` (whose episode lists are then empty);
+    the result is the same.
+    """
     reference = options.as_of or now
     facts: list[Item] = []
     episodes: list[Item] = []
@@ -378,23 +402,56 @@ def rank(memories: list[ScopeMemory], query: str, now: str, options: Options) ->
     scope_order = {memory.scope: n for n, memory in enumerate(memories)}
     chosen: list[Item] = []
     for items, limit in ((facts, options.k_facts), (episodes, options.k_episodes)):
+        if not items:
+            continue
         # Rarity is measured within each kind, so asking for facts only does not change their scores.
         documents = {id(item): _documents(item) for item in items}
         prepared = prepare(query, DocumentCorpus(d for docs in documents.values() for d in docs))
-        kept = []
-        for item in items:
-            item.relevance = max((score_document(prepared, d) for d in documents[id(item)]), key=lambda r: r.score)
-            if not item.relevance.key_hit and (item.relevance.score <= 0 or item.relevance.score < options.min_score):
-                continue
-            if item.episode is not None:
-                item.age_days = clock.age_days(item.episode.started_at, reference)
-                item.decay = decay(item.age_days, options.half_life_days)
-            item.score = item.relevance.score * item.decay
-            kept.append(item)
-        kept.sort(key=lambda i: (i.date, i.id), reverse=True)  # stable sorts: equal scores go newest first
-        kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
-        chosen += kept[:limit]
+        kept = [item for item in items if _scored(item, documents[id(item)], prepared, options, reference)]
+        chosen += _best(kept, limit, scope_order)
+    if indexed is not None and options.kind in ("all", "episodes"):
+        chosen += _rank_indexed(indexed, query, options, reference, scope_order)
     return chosen
+
+
+def _scored(item: Item, documents: list[Document], prepared: Query, options: Options, reference: str) -> bool:
+    """Score `item` in place; False when it is below the threshold."""
+    item.relevance = max((score_document(prepared, d) for d in documents), key=lambda r: r.score)
+    if not item.relevance.key_hit and (item.relevance.score <= 0 or item.relevance.score < options.min_score):
+        return False
+    if item.episode is not None:
+        item.age_days = clock.age_days(item.episode.started_at, reference)
+        item.decay = decay(item.age_days, options.half_life_days)
+    item.score = item.relevance.score * item.decay
+    return True
+
+
+def _best(kept: list[Item], limit: int, scope_order: dict[str, int]) -> list[Item]:
+    kept.sort(key=lambda i: (i.date, i.id), reverse=True)  # stable sorts: equal scores go newest first
+    kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
+    return kept[:limit]
+
+
+def _rank_indexed(
+    source: EpisodeSource, query: str, options: Options, reference: str, scope_order: dict[str, int]
+) -> list[Item]:
+    """Episodes from an index: only those holding a matching term are scored, newest first, until none can win."""
+    prepared = prepare(query, source.corpus)
+    wanted = None if prepared.everything else matching_terms(prepared)  # the INVARIANT of matching_terms
+    kept: list[Item] = []
+    best: list[float] = []  # the k highest scores so far (a min-heap)
+    for scope, episode, document in source.newest_first(wanted):
+        if len(best) >= options.k_episodes:
+            ceiling = MAX_RELEVANCE * decay(clock.age_days(episode.started_at, reference), options.half_life_days)
+            if ceiling * (1 + 1e-9) < best[0]:
+                break  # see MAX_RELEVANCE: every older episode decays at least as much
+        item = Item("episode", scope, 0.0, Relevance(0.0), episode=episode)
+        if _scored(item, [document], prepared, options, reference):
+            kept.append(item)
+            heapq.heappush(best, item.score)
+            if len(best) > options.k_episodes:
+                heapq.heappop(best)
+    return _best(kept, options.k_episodes, scope_order)
 
 
 def _documents(item: Item) -> list[Document]:
