@@ -482,13 +482,18 @@ def render(
 def doctor(
     ctx: typer.Context,
     fix: Annotated[bool, typer.Option("--fix", help="Repair what is safe to repair.")] = False,
+    reindex: Annotated[
+        bool, typer.Option("--reindex", help="Rebuild every scope's recall index from the files first.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check the home (files, git state, leftovers of interrupted writes); exit 1 if anything is wrong."""
+    """Check the home (files, git state, indexes, leftovers of interrupted writes); exit 1 if anything is wrong."""
     from memfiles import doctor as checks
 
     home = _context(ctx)
+    rebuilt = checks.reindex(home.paths) if reindex else []
     done, problems = checks.run(home.paths, fix)
+    done = rebuilt + done
     if as_json:
         output.emit_json({"fixed": done, "problems": [p.line() for p in problems]})
     else:

@@ -328,6 +328,9 @@ def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpis
         if written:
             with git_lock(paths):
                 gitrepo.commit(paths.root, [r.path for r in written], _episode_message(scope, written))
+            from memfiles import index  # the recall index (a cache) follows; it never fails the write
+
+            index.note_written(paths, scope, [r.path for r in written])
     return results
 
 
