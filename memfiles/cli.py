@@ -8,8 +8,10 @@ from typing import Annotated, Any, Literal
 import typer
 from typer.core import TyperGroup
 
-from memfiles import __version__, output
+from memfiles import __version__, cliparams, output
 from memfiles.errors import MemError
+
+cliparams.install()  # plain option values without importing pydantic (see memfiles/cliparams.py)
 
 
 class _Group(TyperGroup):
