@@ -515,4 +515,41 @@ def doctor(
 
 def run() -> None:
     """Console-script entry point."""
+    import sys
+
+    keep_only(sys.argv[1:])
     app()
+
+
+def keep_only(argv: list[str]) -> None:
+    """Register only the command being run: typer inspects every command's signature at start (~15 ms).
+
+    `mem --version` needs none; help, completion and an unknown or missing command keep them all.
+    """
+    import os
+
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return
+    wanted: list[str] | None = None
+    tokens = iter(argv)
+    for token in tokens:
+        if token in ("-h", "--help"):
+            return
+        if token == "--home":
+            next(tokens, None)
+        elif token == "--version":
+            wanted = []
+        elif not token.startswith("-"):
+            wanted = [token]
+            break
+    if wanted is None:
+        return
+    from typer.main import get_command_name
+
+    chosen = [
+        c
+        for c in app.registered_commands
+        if (c.name or get_command_name(getattr(c.callback, "__name__", ""))) in wanted
+    ]
+    if chosen or not wanted:
+        app.registered_commands[:] = chosen

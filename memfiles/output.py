@@ -7,10 +7,9 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memfiles.model import Fact, Outcome
-
 if TYPE_CHECKING:
     from memfiles.errors import FileFormatError
+    from memfiles.model import Fact, Outcome
     from memfiles.recall import Item
     from memfiles.retrieve import Recalled
     from memfiles.writepath import EpisodeWrite
