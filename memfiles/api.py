@@ -4,20 +4,28 @@ import memfiles
 home = memfiles.open_home("/path/to/home")        # or None: --home rules ($MEM_HOME, .mem/, …)
 alice = home.scope("user:alice")
 alice.add("notification_channel", "email").line()  # 'added f-…'
+print(alice.recall("how should I be notified?"))   # the <memories> block for a prompt
+
+Every method is documented with a runnable example in docs/API.md.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memfiles import home as _home
 from memfiles import supersession, writepath
 from memfiles.errors import RefusedError
 from memfiles.layout import Scope, parse_scope, resolve_home
 from memfiles.model import Outcome
-from memfiles.schema import FactModel, OutcomeModel
+from memfiles.schema import EpisodeOutcomeModel, FactModel, OutcomeModel, RecallModel
 from memfiles.store import read_memory
+
+if TYPE_CHECKING:
+    from memfiles.retrieve import Recalled
 
 
 class ScopeHandle:
@@ -81,6 +89,82 @@ class ScopeHandle:
         """Reject a proposed fact (kept as `retracted`)."""
         return FactModel.of(writepath.reject(self._context.paths, self.scope, fact_id))
 
+    def episode(
+        self,
+        summary: str,
+        *,
+        session: str | None = None,
+        at: str | None = None,
+        ended: str | None = None,
+        entities: Iterable[str] = (),
+        events: Iterable[str] = (),
+        outcome: str = "unknown",
+        facts: Mapping[str, str] | None = None,
+        invalidates: Mapping[str, str] | None = None,
+        source: str | None = None,
+    ) -> EpisodeOutcomeModel:
+        """Record what happened as one episode file (one commit); a refusal is returned, not raised."""
+        from memfiles.episodes import CandidateFact, Invalidation
+
+        new = writepath.NewEpisode(
+            summary,
+            session,
+            at,
+            ended,
+            list(entities),
+            list(events),
+            outcome,
+            [CandidateFact(k, v) for k, v in (facts or {}).items()],
+            [Invalidation(k, r) for k, r in (invalidates or {}).items()],
+            source,
+        )
+        try:
+            [done] = writepath.add_episodes(self._context.paths, self._context.config, self.scope, [new])
+        except RefusedError as exc:
+            return EpisodeOutcomeModel(kind="refused", scope=str(self.scope), rule=exc.rule, why=exc.why)
+        return EpisodeOutcomeModel(
+            kind="recorded" if done.kind == "recorded" else "exists",
+            scope=str(self.scope),
+            id=done.episode.id,
+            path=done.path,
+        )
+
+    def recall(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        kind: str = "all",
+        since: str | None = None,
+        until: str | None = None,
+        as_of: str | None = None,
+        min_score: float | None = None,
+        budget: int | None = None,
+        half_life_days: float | None = None,
+    ) -> RecallModel:
+        """Facts and episodes relevant to `query`, as `mem recall` finds them (`str()` is the block)."""
+        return _recall(
+            self._context, [self.scope], query, k, kind, since, until, as_of, min_score, budget, half_life_days
+        )
+
+    def render(self, *, episodes: int = 5, budget: int | None = None, markdown: bool = False) -> RecallModel:
+        """The scope's whole current memory as `mem render` prints it (`markdown=True`: a markdown list)."""
+        return _render(self._context, [self.scope], episodes, budget, markdown)
+
+    def render_into(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        episodes: int = 5,
+        budget: int | None = None,
+        markdown: bool = False,
+    ) -> bool:
+        """Write the rendered memory between this scope's markers in `path` (CLAUDE.md…); False if unchanged."""
+        from memfiles.retrieve import write_into
+
+        rendered = self.render(episodes=episodes, budget=budget, markdown=markdown)
+        return write_into(Path(path), self.scope, rendered.text)
+
 
 class Home:
     """An opened memory home."""
@@ -103,6 +187,84 @@ class Home:
     def scopes(self) -> list[str]:
         """Every scope with a folder in the home."""
         return [str(s) for s in self._context.paths.scopes()]
+
+    def recall(
+        self,
+        query: str,
+        scopes: Sequence[str],
+        *,
+        k: int | None = None,
+        kind: str = "all",
+        since: str | None = None,
+        until: str | None = None,
+        as_of: str | None = None,
+        min_score: float | None = None,
+        budget: int | None = None,
+        half_life_days: float | None = None,
+    ) -> RecallModel:
+        """Recall from several scopes at once (a user plus their org), like `mem recall -u ID -s org:ID`."""
+        chosen = _scopes(scopes)
+        return _recall(self._context, chosen, query, k, kind, since, until, as_of, min_score, budget, half_life_days)
+
+    def render(
+        self, scopes: Sequence[str], *, episodes: int = 5, budget: int | None = None, markdown: bool = False
+    ) -> RecallModel:
+        """Render several scopes' current memory as one block (or markdown)."""
+        return _render(self._context, _scopes(scopes), episodes, budget, markdown)
+
+
+def _scopes(scopes: Sequence[str]) -> list[Scope]:
+    from memfiles.errors import UsageError
+
+    if isinstance(scopes, str) or not scopes:
+        raise UsageError("give a list of scopes, e.g. ['user:alice', 'org:acme']")
+    return list(dict.fromkeys(parse_scope(s) for s in scopes))
+
+
+def _recall(
+    context: _home.HomeContext,
+    scopes: list[Scope],
+    query: str,
+    k: int | None,
+    kind: str,
+    since: str | None,
+    until: str | None,
+    as_of: str | None,
+    min_score: float | None,
+    budget: int | None,
+    half_life_days: float | None,
+) -> RecallModel:
+    from memfiles import retrieve
+
+    options = retrieve.recall_options(context.config, k, kind, since, until, as_of, min_score, half_life_days)
+    return _model(retrieve.recall(context, scopes, query, options, budget=budget))
+
+
+def _render(
+    context: _home.HomeContext, scopes: list[Scope], episodes: int, budget: int | None, markdown: bool
+) -> RecallModel:
+    from memfiles import retrieve
+    from memfiles.render import estimate_tokens
+    from memfiles.render import markdown as as_markdown
+
+    found = retrieve.render_memory(context, scopes, episodes, budget=budget)
+    if not markdown:
+        return _model(found)
+    text = as_markdown(found.scopes, found.as_of, found.items)
+    return _model(found).model_copy(update={"text": text, "tokens": estimate_tokens(text)})
+
+
+def _model(found: Recalled) -> RecallModel:
+    rendered = found.rendered
+    return RecallModel(
+        scopes=found.scopes,
+        as_of=found.as_of,
+        text=rendered.text,
+        tokens=rendered.tokens,
+        items=[item.to_dict() for item in rendered.shown],
+        omitted=len(rendered.dropped),
+        problems=[str(p) for p in found.problems],
+    )
 
 
 def open_home(path: str | os.PathLike[str] | None = None, *, create: bool = False) -> Home:

@@ -90,12 +90,18 @@ def _scoped(ctx: typer.Context, user: str | None, scope: str | None) -> tuple[An
 def init(
     ctx: typer.Context,
     path: Annotated[Path | None, typer.Argument(help="Where to create the home (default: the resolved home).")] = None,
+    clone: Annotated[
+        str | None, typer.Option("--clone", metavar="URL", help="Set up another machine: clone URL (see `mem sync`).")
+    ] = None,
 ) -> None:
     """Create a memory home: a git repository with mem.toml, .gitattributes and a first commit."""
     from memfiles.home import init_home
     from memfiles.layout import resolve_home
 
     root = resolve_home(path or ctx.meta.get("mem.home"))
+    if clone is not None:
+        _init_clone(clone, root)
+        return
     if init_home(root):
         output.line(f"created memory home at {root}")
     else:
@@ -106,7 +112,7 @@ def init(
 def add(
     ctx: typer.Context,
     key: Annotated[str, typer.Argument(help="Fact key, e.g. notification_channel.")],
-    value: Annotated[str, typer.Argument(help="Fact value, one line, e.g. email.")],
+    value: Annotated[str, typer.Argument(help="Fact value, one line, e.g. email; - reads it from standard input.")],
     subject: Annotated[
         str, typer.Option(help="user_preference | user_attribute | account_state | constraint | past_action | goal.")
     ] = "user_preference",
@@ -138,13 +144,29 @@ def add(
     from memfiles.writepath import NewFact, add_fact
 
     home, chosen = _scoped(ctx, user, scope)
-    new = NewFact(key, value, subject, inferred, source, ref, at, expires)
     try:
-        result = add_fact(home.paths, home.config, chosen, new)
+        if value == "-":
+            value = _read_stdin(home.config.max_value_chars)
+        result = add_fact(
+            home.paths, home.config, chosen, NewFact(key, value, subject, inferred, source, ref, at, expires)
+        )
     except RefusedError as exc:
         output.outcome(Outcome("refused", str(chosen), key, rule=exc.rule, why=exc.why), as_json)
         raise typer.Exit(1) from None
     output.outcome(result, as_json)
+
+
+def _read_stdin(limit: int) -> str:
+    """A value from standard input, read only up to just past `limit`, so a huge paste is refused cheaply."""
+    import sys
+
+    from memfiles.errors import RefusedError
+
+    text = sys.stdin.read(limit + 2)
+    text = text[:-1] if text.endswith("\n") else text
+    if len(text) > limit:
+        raise RefusedError("MEM602", f"value from standard input is over the limit of {limit} characters")
+    return text
 
 
 @app.command()
@@ -462,16 +484,193 @@ def render(
 # --- lint (issue 4): commands go in this section ---
 
 
+@app.command()
+def lint(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Files or folders to check (default: the whole memory home).")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="Output: text, json or github (annotations).")] = "text",
+    select: Annotated[str | None, typer.Option(help="Only these codes or prefixes, e.g. MEM1,MEM301.")] = None,
+    ignore: Annotated[str | None, typer.Option(help="Skip these codes or prefixes (adds to mem.toml [lint]).")] = None,
+    explain: Annotated[str | None, typer.Option(metavar="CODE", help="Explain one rule and exit.")] = None,
+    show_suppressed: Annotated[bool, typer.Option(help="Also list findings silenced by allow comments.")] = False,
+) -> None:
+    """Check memory files and agent markdown for instruction-shaped, hidden, secret or exfiltrating text.
+
+    Exit 0 when clean, 1 with findings, 2 on a usage or config error.
+    """
+    from memfiles import lint as linting
+    from memfiles.errors import UsageError
+
+    if explain:
+        output.lint_explain(linting.explain(explain))
+        return
+    if fmt not in ("text", "json", "github"):
+        raise UsageError(f"--format {fmt!r}: use text, json or github")
+    ignored = linting.parse_codes(ignore)
+    base = Path.cwd()
+    if not paths:
+        from memfiles.config import load_config
+        from memfiles.errors import HomeError
+        from memfiles.layout import CONFIG_NAME, require_home, resolve_home
+
+        try:
+            base = require_home(resolve_home(ctx.meta.get("mem.home")))
+        except HomeError as exc:
+            raise UsageError(f"mem lint: give files or folders to check, or a memory home ({exc})") from None
+        ignored += linting.parse_codes(",".join(load_config(base / CONFIG_NAME).lint_ignore))
+        paths = [base]
+    report = linting.lint_paths(paths, linting.parse_codes(select), ignored, base)
+    output.lint_report(report, fmt, show_suppressed)
+    if report.findings:
+        raise typer.Exit(1)
+
+
 # --- end of lint ---
 
 
 # --- consolidation (issue 5): commands go in this section ---
 
 
+@app.command()
+def consolidate(
+    ctx: typer.Context,
+    user: UserOpt = None,
+    scope: ScopeOpt = None,
+    everything: Annotated[bool, typer.Option("--all", help="Consolidate every scope of the home.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; write and commit nothing.")] = False,
+    older_than: Annotated[
+        str | None,
+        typer.Option("--older-than", metavar="Nd", help="Fold consolidated episodes older than N days into digests."),
+    ] = None,
+    extractor: Annotated[
+        str | None,
+        typer.Option("--extractor", metavar="CMD", help="Extractor command (else mem.toml; '' for none)."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Consolidate memory: expire stale facts, apply episodes, ask the extractor, fold old episodes into digests.
+
+    One commit per scope. Episodes' `invalidates` supersede facts and their candidate `facts` go
+    through the guarded write path, as does everything an extractor proposes: a refused value is
+    reported (exit 1) and the valid rest applied. Running it twice changes nothing the second time.
+
+    \b
+    Examples:
+      mem consolidate -u dana --dry-run
+      mem consolidate --all --older-than 60d
+      mem consolidate -u dana --extractor "python examples/extractor/llm_extractor.py"
+    """
+    from memfiles import consolidate as core
+
+    home = _context(ctx)
+    scopes = core.choose_scopes(home, user, scope, everything)
+    days = core.parse_days(older_than) if older_than is not None else None
+    with output.progress("consolidating") as tick:
+        plans = core.run(home, scopes, core.Options(dry_run, days, extractor), tick)
+    output.consolidated(plans, as_json)
+    if any(plan.refused for plan in plans):
+        raise typer.Exit(1)
+
+
+@app.command()
+def schema(
+    name: Annotated[
+        Literal["extractor"], typer.Argument(metavar="NAME", help="extractor: what a consolidation extractor prints.")
+    ],
+) -> None:
+    """Print a published JSON Schema (extractor: the answer `mem consolidate --extractor` accepts)."""
+    from memfiles.schema import extractor_schema
+
+    output.emit_json(extractor_schema())
+
+
+@app.command("show-episode")
+def show_episode(
+    ctx: typer.Context,
+    episode_id: Annotated[str, typer.Argument(metavar="ID", help="Episode id, e.g. e-5d1c0a9b2f31.")],
+    user: UserOpt = None,
+    scope: ScopeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print an episode's file, from the scope's folder or, once folded into a digest, from git history."""
+    from memfiles.archive import find
+
+    home, chosen = _scoped(ctx, user, scope)
+    output.episode_file(find(home.paths, chosen, episode_id), as_json)
+
+
 # --- end of consolidation ---
 
 
 # --- sync, merge driver, mcp (issue 6): commands go in this section ---
+
+
+def _init_clone(url: str, root: Path) -> None:
+    from memfiles.sync import clone_home
+
+    output.cloned(url, str(root), started=clone_home(url, root))
+
+
+@app.command()
+def sync(
+    ctx: typer.Context,
+    remote: Annotated[str, typer.Argument(help="Name of the git remote to sync with.")] = "origin",
+    commit: Annotated[
+        bool, typer.Option("--commit", help="Commit hand edits first (message 'mem: commit hand edits').")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Fetch, merge and push the home's git remote; MEMORY.md files merge fact by fact.
+
+    Refuses uncommitted hand edits unless --commit is given. `mem` must be on PATH for git to run
+    the merge driver.
+    """
+    from memfiles.sync import sync as run_sync
+
+    home = _context(ctx)
+    output.synced(run_sync(home.paths, remote, commit, warn=output.warn).to_dict(), as_json)
+
+
+@app.command("merge-driver", hidden=True)
+def merge_driver(
+    base: Annotated[Path, typer.Argument(metavar="%O", help="The common ancestor's version.")],
+    ours: Annotated[Path, typer.Argument(metavar="%A", help="Our version; receives the result.")],
+    theirs: Annotated[Path, typer.Argument(metavar="%B", help="Their version.")],
+    path: Annotated[str, typer.Argument(metavar="%P", help="The file's path in the home.")] = "MEMORY.md",
+) -> None:
+    """Git merge driver for MEMORY.md: merges facts by the supersession rules, notes as text.
+
+    Registered by `mem init` as `mem merge-driver %O %A %B %P`. Exit 0 when clean; 1 when the notes
+    below the frontmatter conflict (markers left there) or a version does not parse (%A untouched).
+    """
+    from memfiles.sync import run_merge_driver
+
+    if not run_merge_driver(base, ours, theirs, path):
+        output.warn(f"{path}: the notes below the frontmatter conflict (markers left there); the facts merged")
+        raise typer.Exit(1)
+
+
+@app.command("mcp")
+def mcp_server(
+    ctx: typer.Context,
+    user: UserOpt = None,
+    scope: ScopeOpt = None,
+) -> None:
+    """Serve the memory home to assistants over MCP (stdio): remember, recall, record_episode, forget, show.
+
+    The default scope is --user/--scope, else $MEM_USER, else default_scope in mem.toml; each tool
+    also takes a scope. Writes go through the guarded write path (refusals are tool errors). Needs
+    the optional extra: pip install 'memfiles[mcp]'.
+
+    \b
+    Example (Claude Code):
+      claude mcp add memory -e MEM_USER=alice -- mem mcp
+    """
+    from memfiles.mcp_server import serve
+
+    serve(ctx.meta.get("mem.home"), user, scope)
 
 
 # --- end of sync, merge driver, mcp ---

@@ -284,6 +284,10 @@ def _invalidation(item: Any, number: int) -> Invalidation:
 
 def serialize(episode: Episode) -> bytes:
     """An Episode as file bytes: canonical frontmatter (facts/invalidates only when present), then the summary."""
+    return dump_frontmatter(_front(episode)) + episode.summary.strip().encode("utf-8") + b"\n"
+
+
+def _front(episode: Episode) -> dict[str, Any]:
     front: dict[str, Any] = {
         "id": episode.id,
         "scope": episode.scope,
@@ -300,4 +304,34 @@ def serialize(episode: Episode) -> bytes:
     if episode.invalidates:
         front["invalidates"] = [i.to_dict() for i in episode.invalidates]
     front["consolidated"] = episode.consolidated
-    return dump_frontmatter(front) + episode.summary.strip().encode("utf-8") + b"\n"
+    return front
+
+
+_FLAG = re.compile(rb"^consolidated[ \t]*:[^\r\n]*", re.MULTILINE)
+
+
+def mark_consolidated(data: bytes, path: str) -> bytes:
+    """The episode file's bytes with `consolidated: true`; the summary (body) stays byte for byte.
+
+    Only the flag's line changes (or is added at the end of the frontmatter), so a person's layout of
+    the other fields survives; if that edit would not parse the same, the frontmatter is rewritten in
+    canonical form instead. Raises FileFormatError when the file does not parse.
+    """
+    episode = parse(data, path)
+    bom, front, body, _first_line = split_frontmatter(data)
+    assert front is not None  # parse() succeeded
+    start = len(bom) + data[len(bom) :].index(b"\n") + 1  # after the opening `---` line
+    end = start + len(front)
+    newline = b"\r\n" if data[start - 2 : start] == b"\r\n" else b"\n"
+    if _FLAG.search(front):
+        edited = _FLAG.sub(b"consolidated: true", front, count=1)
+    else:
+        edited = front + (b"" if not front or front.endswith(b"\n") else newline) + b"consolidated: true" + newline
+    marked = data[:start] + edited + data[end:]
+    episode.consolidated = True
+    try:
+        if parse(marked, path) == episode:
+            return marked
+    except FileFormatError:
+        pass
+    return bom + dump_frontmatter(_front(episode)) + body

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +20,7 @@ FALLBACK_EMAIL = "mem@localhost"
 
 
 def _run(
-    root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True
+    root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     try:
         result = subprocess.run(
@@ -27,7 +28,8 @@ def _run(
             capture_output=True,
             text=True,
             env=env,
-            stdin=subprocess.DEVNULL,
+            input=stdin,
+            stdin=subprocess.DEVNULL if stdin is None else None,
         )
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
@@ -72,14 +74,26 @@ def set_config(root: Path, key: str, value: str) -> None:
 
 
 def commit(root: Path, paths: list[str], message: str) -> bool:
-    """Commit exactly `paths` (additions, changes and deletions) with `message`; False if nothing changed."""
-    env = identity_env(root)
-    _run(root, "add", "--all", "--", *paths, env=env)
-    staged = _run(root, "diff", "--cached", "--quiet", "--", *paths, check=False)
-    if staged.returncode == 0:
-        return False
-    crash_point("mid-commit")
-    _run(root, "commit", "--quiet", "--no-verify", "-m", message, "--", *paths, env=env)
+    """Commit exactly `paths` (additions, changes and deletions) with `message`; False if nothing changed.
+
+    Paths and message never go on the command line, so a commit of thousands of files (consolidation
+    folding episodes into digests) stays under the OS argument limit: the paths are read from a
+    NUL-separated file, the message from stdin. Paths are literal (no glob magic).
+    """
+    env = {**identity_env(root), "GIT_LITERAL_PATHSPECS": "1"}
+    fd, listing = tempfile.mkstemp(prefix="mem-pathspec-", suffix=".txt")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("".join(f"{path}\0" for path in paths))
+        spec = (f"--pathspec-from-file={listing}", "--pathspec-file-nul")
+        _run(root, "add", "--all", *spec, env=env)
+        staged = _run(root, "diff", "--cached", "--name-only", "--no-renames", "-z", env=env).stdout.split("\0")
+        if not set(staged) & set(paths):
+            return False
+        crash_point("mid-commit")
+        _run(root, "commit", "--quiet", "--no-verify", "--file=-", *spec, env=env, stdin=message)
+    finally:
+        os.unlink(listing)
     return True
 
 
@@ -209,3 +223,175 @@ def all_objects_text(root: Path) -> bytes:
         ["git", "-C", str(root), "cat-file", "--batch"], input="\n".join(listed).encode() + b"\n", capture_output=True
     )
     return result.stdout
+
+
+# --- sync (issue 6): fetch, merge, push and the plumbing around them -------------------------------
+
+
+def get_config(root: Path, key: str) -> str | None:
+    """A git setting as this repository sees it, or None when unset."""
+    found = _run(root, "config", "--get", key, check=False)
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
+def remotes(root: Path) -> list[str]:
+    """The names of the configured remotes, sorted."""
+    return sorted(_run(root, "remote").stdout.split())
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch's short name, or None on a detached HEAD."""
+    found = _run(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    if found.returncode != 0:
+        return None
+    return found.stdout.strip() or None
+
+
+def rev(root: Path, ref: str) -> str | None:
+    """The commit `ref` names, or None when it does not exist (an unborn branch, a missing remote branch)."""
+    found = _run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+    if found.returncode != 0:
+        return None
+    return found.stdout.strip() or None
+
+
+def count(root: Path, since: str | None, until: str) -> int:
+    """How many commits `until` has that `since` has not (all of `until`'s history when `since` is None)."""
+    span = until if since is None else f"{since}..{until}"
+    return int(_run(root, "rev-list", "--count", span).stdout.strip() or 0)
+
+
+def merge_base(root: Path, a: str, b: str) -> str | None:
+    """The best common ancestor of two commits, or None when their histories are unrelated."""
+    found = _run(root, "merge-base", a, b, check=False)
+    if found.returncode != 0:
+        return None
+    return found.stdout.strip() or None
+
+
+def changed_since_base(root: Path, ours: str, theirs: str) -> list[str]:
+    """Paths `theirs` changed since its common ancestor with `ours` (what merging it can touch)."""
+    out = _run(root, "diff", "--name-only", "--no-renames", "-z", f"{ours}...{theirs}").stdout
+    return sorted({p for p in out.split("\0") if p})
+
+
+def attribute(root: Path, relpath: str, name: str) -> str | None:
+    """The value .gitattributes gives attribute `name` for `relpath` (None when unspecified)."""
+    out = _run(root, "check-attr", "-z", name, "--", relpath).stdout.split("\0")
+    value = out[2] if len(out) > 2 else "unspecified"
+    return None if value == "unspecified" else value
+
+
+def upstream(root: Path, branch: str) -> str | None:
+    """The remote a branch tracks (branch.<name>.remote), if any."""
+    return get_config(root, f"branch.{branch}.remote")
+
+
+def merge_in_progress(root: Path) -> bool:
+    """Whether a merge was started and not yet committed (MERGE_HEAD exists)."""
+    return rev(root, "MERGE_HEAD") is not None
+
+
+def unmerged(root: Path) -> list[str]:
+    """Paths a merge left in conflict."""
+    out = _run(root, "diff", "--name-only", "--diff-filter=U", "-z").stdout
+    return sorted({p for p in out.split("\0") if p})
+
+
+def fetch(root: Path, remote: str) -> None:
+    """Download the remote's branches into refs/remotes/<remote>/."""
+    _run(root, "fetch", "--quiet", "--prune", remote)
+
+
+def merge(root: Path, ref: str, message: str) -> tuple[bool, str]:
+    """Merge `ref` into the current branch (configured merge drivers run); (clean, git's messages)."""
+    # --ff overrides a user's merge.ff=only/false: fast-forward when possible, else a merge commit.
+    result = _run(
+        root,
+        "merge",
+        "--ff",
+        "--no-edit",
+        "--no-verify",
+        "--no-stat",
+        "-m",
+        message,
+        ref,
+        env=identity_env(root),
+        check=False,
+    )
+    return result.returncode == 0, (result.stdout + result.stderr).strip()
+
+
+def merge_abort(root: Path) -> None:
+    """Undo a merge that stopped with conflicts, restoring the state before it."""
+    _run(root, "merge", "--abort")
+
+
+def push(root: Path, remote: str, branch: str, set_upstream: bool) -> tuple[bool, str]:
+    """Push the current branch to `remote`'s branch of the same name; (pushed, git's messages)."""
+    args = ["push", "--quiet", "--porcelain"]
+    if set_upstream:
+        args.append("--set-upstream")
+    result = _run(root, *args, remote, f"refs/heads/{branch}:refs/heads/{branch}", check=False)
+    return result.returncode == 0, (result.stdout + result.stderr).strip()
+
+
+def commit_everything(root: Path, message: str) -> bool:
+    """Stage every change (untracked files included) and commit it; also concludes a resolved merge."""
+    env = identity_env(root)
+    _run(root, "add", "--all", env=env)
+    if merge_in_progress(root):  # keep git's own merge message (it names the merged branch)
+        _run(root, "commit", "--quiet", "--no-verify", "--no-edit", env=env)
+        return True
+    if _run(root, "diff", "--cached", "--quiet", check=False).returncode == 0:
+        return False
+    _run(root, "commit", "--quiet", "--no-verify", "-m", message, env=env)
+    return True
+
+
+def clone(url: str, path: Path) -> None:
+    """Clone `url` into `path` (which must not exist or be empty)."""
+    _run(Path.cwd(), "clone", "--quiet", "--", url, str(path))
+
+
+def checkout_tracking(root: Path, remote: str, branch: str) -> None:
+    """Create and check out `branch` tracking `remote`/`branch` (for a clone whose remote HEAD is unset)."""
+    _run(root, "checkout", "--quiet", "-B", branch, "--track", f"{remote}/{branch}")
+
+
+def remote_branches(root: Path, remote: str) -> list[str]:
+    """The branch names fetched from `remote` (refs/remotes/<remote>/*, without HEAD)."""
+    out = _run(root, "for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/").stdout
+    prefix = f"refs/remotes/{remote}/"
+    return sorted(name[len(prefix) :] for name in out.split() if name != prefix + "HEAD")
+
+
+def merge_file(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str, str]) -> tuple[bytes, bool]:
+    """Git's own three-way text merge (`git merge-file`): (merged bytes, whether conflict markers were left)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="mem-merge-") as tmp:
+        folder = Path(tmp)
+        files = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            (folder / name).write_bytes(data)
+            files.append(name)
+        result = _run(folder, "merge-file", "-L", labels[0], "-L", labels[1], "-L", labels[2], *files, check=False)
+        if result.returncode < 0 or result.returncode > 127:
+            raise GitError(f"git merge-file failed: {(result.stderr or result.stdout).strip()}")
+        return (folder / "ours").read_bytes(), result.returncode > 0
+
+
+def removed_file(root: Path, relpath: str) -> tuple[str, bytes] | None:
+    """The last committed version of a file that a later commit removed: (removing commit, bytes), or None."""
+    found = _run(root, "log", "-1", "--format=%H", "--diff-filter=D", "--", relpath, check=False).stdout.strip()
+    if not found:
+        return None
+    shown = subprocess.run(
+        ["git", "-C", str(root), "cat-file", "blob", f"{found}^:{relpath}"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if shown.returncode != 0:
+        raise GitError(f"git cat-file failed for {relpath} before {found[:10]}: {shown.stderr.decode().strip()}")
+    return found, shown.stdout

@@ -168,6 +168,21 @@ class Paths:
         """The scope's derived recall index (rebuildable, git-ignored): `.cache/index/<kind>-<id>.sqlite3`."""
         return self.cache / "index" / f"{scope.kind}-{scope.id}.sqlite3"
 
+    def digest_file(self, episode_file: Path) -> Path:
+        """The DIGEST.md of the month folder that holds `episode_file` (where consolidation folds it)."""
+        return self._inside(episode_file.parent / DIGEST_NAME)
+
+    def digest_files(self, scope: Scope) -> list[Path]:
+        """The scope's monthly digests (`episodes/YYYY/MM/DIGEST.md`), oldest month first; links are skipped."""
+        base = self.episodes_dir(scope)
+        found: list[Path] = []
+        for year in _entries(base, _YEAR):
+            for month in _entries(base / year, _MONTH):
+                path = base / year / month / DIGEST_NAME
+                if path.is_file() and not path.is_symlink():
+                    found.append(path)
+        return found
+
     def lock_file(self, name: str) -> Path:
         return self.locks / f"{name}.lock"
 

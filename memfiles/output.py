@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memfiles.archive import Found as FoundEpisode
+    from memfiles.consolidate import Plan as ConsolidationPlan
     from memfiles.errors import FileFormatError
     from memfiles.model import Fact, Outcome
     from memfiles.recall import Item
@@ -182,3 +185,165 @@ def written_into(path: str, scope: str, changed: bool) -> None:
         line(f"wrote the {scope} memory section of {path}")
     else:
         line(f"{path}: the {scope} memory section is already up to date; nothing changed")
+
+
+def synced(result: dict[str, Any], as_json: bool) -> None:
+    """What `mem sync` did (SyncResult.to_dict()): commits received and sent, or its JSON."""
+    if as_json:
+        emit_json(result)
+        return
+    if result["committed_hand_edits"]:
+        line("committed hand edits")
+    branch, where = result["branch"], f"{result['remote']}/{result['branch']}"
+    if not result["received"] and not result["sent"]:
+        line(f"{branch} is in sync with {where}")
+        return
+    first = " (first push: upstream set)" if result["set_upstream"] else ""
+    line(
+        f"synced {branch} with {where}: received {_commits(result['received'])}, sent {_commits(result['sent'])}{first}"
+    )
+
+
+def _commits(count: int) -> str:
+    return f"{count} commit" + ("" if count == 1 else "s")
+
+
+def cloned(url: str, root: str, started: bool) -> None:
+    """What `mem init --clone` did."""
+    line(f"cloned {url} into {root}; MEMORY.md merge driver registered")
+    if started:
+        line(f"the remote was empty: started a new memory home there; `mem --home {root} sync` pushes it")
+
+
+# --- lint (issue 4) ---
+
+
+def lint_report(report: Any, fmt: str, show_suppressed: bool) -> None:
+    """Print a memfiles.lint.LintReport as text lines, JSON, or GitHub annotation lines."""
+    if fmt == "json":
+        data: dict[str, Any] = {
+            "files": report.files,
+            "errors": report.errors,
+            "warnings": len(report.findings) - report.errors,
+            "findings": [r.to_dict() for r in report.findings],
+        }
+        if show_suppressed:
+            data["suppressed"] = [r.to_dict() for r in report.suppressed]
+        emit_json(data)
+        return
+    for reported in report.findings:
+        f = reported.finding
+        if fmt == "github":
+            kind = "error" if f.severity == "error" else "warning"
+            message = f"{f.message}: {f.excerpt}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            line(f"::{kind} file={reported.path},line={f.line},col={f.col},title={f.code}::{message}")
+        else:
+            line(f'{reported.path}:{f.line}:{f.col}: {f.code} {f.message}  "{f.excerpt}"')
+    if show_suppressed:
+        for reported in report.suppressed:
+            f = reported.finding
+            line(f'{reported.path}:{f.line}:{f.col}: {f.code} suppressed ({reported.reason})  "{f.excerpt}"')
+    if fmt == "text":
+        warnings = len(report.findings) - report.errors
+        files = f"{report.files} file" + ("" if report.files == 1 else "s")
+        summary = f"{report.errors} errors, {warnings} warnings in {files}"
+        if report.suppressed:
+            summary += f"; {len(report.suppressed)} suppressed"
+        line(
+            summary
+            if report.findings
+            else f"clean: {files}" + (summary[summary.index(";") :] if ";" in summary else "")
+        )
+
+
+def lint_explain(rule: Any) -> None:
+    """Print what a rule catches, why it matters, how to fix it, and an example of each side."""
+    line(f"{rule.code} {rule.name} ({rule.severity})")
+    line(f"catches: {rule.catches}")
+    line(f"why: {rule.why}")
+    line(f"fix: {rule.fix}")
+    if rule.example:
+        line(f"caught: {rule.example!r}")
+    if rule.near_miss:
+        line(f"not caught: {rule.near_miss!r}")
+
+
+# --- consolidation (issue 5) ---
+
+PROGRESS_MIN_STEPS = 300  # a bar only for runs long enough to wonder about
+
+
+@contextlib.contextmanager
+def progress(description: str) -> Iterator[Callable[[int, int], None]]:
+    """A `tick(done, total)` that drives a progress bar on stderr for long runs, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+    state: dict[str, Any] = {}
+
+    def tick(done: int, total: int) -> None:
+        if total < PROGRESS_MIN_STEPS:
+            return
+        if "bar" not in state:
+            state["bar"] = Progress(console=Console(stderr=True), transient=True)
+            state["bar"].start()
+            state["task"] = state["bar"].add_task(description, total=total)
+        bar: Progress = state["bar"]
+        task: TaskID = state["task"]
+        bar.update(task, completed=done, total=total)
+
+    try:
+        yield tick
+    finally:
+        if "bar" in state:
+            state["bar"].stop()
+
+
+def consolidated(plans: list[ConsolidationPlan], as_json: bool) -> None:
+    """What consolidation did (or would do, on a dry run) per scope, then a summary table."""
+    if as_json:
+        emit_json([plan.to_dict() for plan in plans])
+        return
+    if not plans:
+        line("no scope to consolidate")
+        return
+    from memfiles.render import clean  # stored text may hold control or bidi characters: not on a terminal
+
+    for plan in plans:
+        verb = "would change" if plan.dry_run else "changed"
+        head = f"{plan.scope}: {verb}" if plan.changed else f"{plan.scope}: nothing to change"
+        line(head + (" (dry run: nothing written)" if plan.dry_run and plan.changed else ""))
+        for change in plan.changes:
+            line(f"  {clean(change)}")
+        for refusal in plan.refused:
+            line(f"  refused {clean(refusal)}")
+        for note in plan.notes:
+            line(f"  note: {clean(note)}")
+        if plan.refused and plan.changed:
+            done = "planned" if plan.dry_run else "applied"
+            line(f"  {len(plan.refused)} refused; the valid, guarded rest was {done}")
+    columns = ["scope", "episodes", "expired", "superseded", "added", "reinforced", "conflicts", "refused"]
+    columns += ["compressed", "bytes before → after"]
+    rows = []
+    for plan in plans:
+        s = plan.summary
+        counts = [s.episodes, s.expired, s.superseded, s.added, s.reinforced, s.conflicts, s.refused, s.compressed]
+        rows.append([plan.scope, *map(str, counts), f"{s.bytes_before:,} → {s.bytes_after:,}"])
+    table("consolidation" + (" (dry run)" if any(p.dry_run for p in plans) else ""), columns, rows)
+
+
+def episode_file(found: FoundEpisode, as_json: bool) -> None:
+    """An episode's original file as stored (and, when it came from git history, where from, on stderr)."""
+    if as_json:
+        emit_json(found.to_dict())
+        return
+    if found.removed_by:
+        sys.stderr.write(
+            f"mem: {found.relpath} was folded into {found.digest}; "
+            f"this is its last version, removed by commit {found.removed_by[:12]}\n"
+        )
+    text = found.data.decode("utf-8", errors="replace")
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")

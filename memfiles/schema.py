@@ -6,9 +6,9 @@ these models validate what comes in (`extra="forbid"`) and type what the Python 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from memfiles.model import Fact, Outcome
 
@@ -65,6 +65,42 @@ class OutcomeModel(BaseModel):
     def line(self) -> str:
         """The same one-line text `mem add` prints."""
         return Outcome(self.kind, self.scope, self.key, self.fact_id, list(self.ids), self.rule, self.why).line()
+
+
+class EpisodeOutcomeModel(BaseModel):
+    """What recording one episode did: `recorded` (a new file), `exists` (already there) or `refused`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["recorded", "exists", "refused"]
+    scope: str
+    id: str | None = None
+    path: str | None = None
+    rule: str | None = None
+    why: str | None = None
+
+    def line(self) -> str:
+        """The same one-line text `mem episode` prints."""
+        if self.kind == "refused":
+            return f"refused: {self.rule}: {self.why}"
+        return f"{self.kind} {self.id} {self.path}"
+
+
+class RecallModel(BaseModel):
+    """What recall or render found: the block (`text`), every item with its scores, and unreadable files."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scopes: list[str]
+    as_of: str
+    text: str
+    tokens: int
+    items: list[dict[str, Any]]
+    omitted: int
+    problems: list[str]
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class CandidateFactModel(BaseModel):
@@ -144,3 +180,51 @@ def episodes_from_json(text: str, where: str) -> list[NewEpisode]:
             field = ".".join(str(p) for p in first["loc"]) or "episode"
             raise UsageError(f"{where}: episode #{number}: {field}: {first['msg']}") from None
     return batch
+
+
+# --- consolidation (issue 5): the extractor's answer (FORMAT.md, "Extractor") ---
+
+KEY_REGEX = r"^[a-z][a-z0-9_.-]{0,63}$"
+
+
+class ExtractorDecision(BaseModel):
+    """An existing fact the extractor found no longer true: which, why, and the episode that shows it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(description="id of a fact listed in the request's `facts`")
+    reason: str = Field(description="one line: what happened, e.g. 'user completed a property purchase on 2026-07-11'")
+    episode: str | None = Field(default=None, description="id of the request episode that shows it, if one does")
+
+
+class ExtractorFact(BaseModel):
+    """A new fact the extractor found in the episodes; it goes through the guarded write path."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str = Field(pattern=KEY_REGEX, description="snake_case key; reuse an existing key to replace its value")
+    value: str = Field(description="one line of text")
+    subject: Subject
+    confidence: Literal["stated", "inferred"] = Field(
+        default="inferred", description="stated only when the person said it in so many words"
+    )
+    episode: str | None = Field(default=None, description="id of the request episode it comes from")
+    stated_at: str | None = Field(
+        default=None, description="ISO date or datetime; default: the episode's start, else now"
+    )
+    expires_at: str | None = Field(default=None, description="ISO date after which it no longer holds")
+
+
+class ExtractorOutput(BaseModel):
+    """What an extractor prints: facts to supersede, facts to expire, and new facts (`mem schema extractor`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="memfiles extractor output")
+
+    supersede: list[ExtractorDecision] = Field(description="current facts an episode shows are no longer true")
+    expire: list[ExtractorDecision] = Field(description="current facts whose time has passed")
+    new: list[ExtractorFact] = Field(description="new facts from the episodes")
+
+
+def extractor_schema() -> dict[str, object]:
+    """The published JSON Schema of extractor output."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **ExtractorOutput.model_json_schema()}

@@ -10,6 +10,7 @@ is settled against them by `stated_at`, never by arrival order:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from memfiles import clock
@@ -31,6 +32,7 @@ def beats(a: Fact, b: Fact) -> bool:
     return False
 
 
+RESOLVED_BY_PERSON = "resolved by person"
 LATE = "stated before the current value (arrived late); kept as history"
 
 
@@ -95,24 +97,12 @@ def add(facts: list[Fact], new: Fact, scope: str) -> Outcome:
     key's rule-made history is replayed in `stated_at` order, so the result is what a serial replay
     of every statement in the order they were made gives, whatever order they arrived in.
     """
-    replayable = [f for f in facts if f.key == new.key and _replayable(f, facts)]
+    ids = {f.id: f for f in facts}
+    replayable = [f for f in facts if f.key == new.key and rule_made(f, ids)]
     if all(clock.compare(latest(f), new.stated_at) <= 0 for f in replayable):
         absorbed_by = _step(facts, new)
         return _describe(facts, new, absorbed_by, scope)
-    statements: list[Fact] = [new]
-    for fact in replayable:
-        if fact.last_confirmed:
-            again = replace(fact, id="", stated_at=fact.last_confirmed, valid_from=fact.last_confirmed)
-            statements.append(again)
-        fact.status, fact.valid_to, fact.superseded_by, fact.reason, fact.last_confirmed = (
-            "active",
-            None,
-            None,
-            None,
-            None,
-        )
-        statements.append(fact)
-    statements.sort(key=lambda f: (f.stated_at[:10], f.stated_at, f.confidence != "inferred", f.value, f.id))
+    statements = sorted([new, *replay_statements(replayable)], key=replay_order)
     work = [f for f in facts if f not in replayable]
     absorbed_by = None
     for statement in statements:
@@ -128,13 +118,38 @@ def add(facts: list[Fact], new: Fact, scope: str) -> Outcome:
     return _describe(facts, new, absorbed_by, scope)
 
 
-def _replayable(fact: Fact, facts: list[Fact]) -> bool:
-    """Whether the rules (not a person, an episode or expiry) gave this fact its status."""
+def rule_made(fact: Fact, ids: Mapping[str, Fact]) -> bool:
+    """Whether the rules (not a person, an episode or expiry) gave this fact its status, so a replay may redo it."""
     if fact.is_current:
         return True
-    if fact.status != "superseded" or fact.reason == "resolved by person":
+    if fact.status != "superseded" or fact.reason == RESOLVED_BY_PERSON or fact.superseded_by is None:
         return False
-    return any(other.id == fact.superseded_by and other.key == fact.key for other in facts)
+    successor = ids.get(fact.superseded_by)
+    return successor is not None and successor.key == fact.key
+
+
+def replay_statements(facts: list[Fact]) -> list[Fact]:
+    """The statements that made `facts`: each fact reset to how it was first said (in place), plus a
+    fresh, id-less restatement at its `last_confirmed` (a reinforcement is a statement of its own)."""
+    statements: list[Fact] = []
+    for fact in facts:
+        restated = fact.last_confirmed
+        fact.status, fact.valid_to, fact.superseded_by, fact.reason, fact.last_confirmed = (
+            "active",
+            None,
+            None,
+            None,
+            None,
+        )
+        statements.append(fact)
+        if restated:
+            statements.append(replace(fact, id="", stated_at=restated, valid_from=restated))
+    return statements
+
+
+def replay_order(fact: Fact) -> tuple[str, str, bool, str, str]:
+    """The order a replay settles statements in: when said, an inference before a statement at the same time."""
+    return (fact.stated_at[:10], fact.stated_at, fact.confidence != "inferred", fact.value, fact.id)
 
 
 def _step(facts: list[Fact], new: Fact) -> Fact | None:
@@ -184,6 +199,7 @@ def _later_history(facts: list[Fact], new: Fact) -> Fact | None:
             fact is not new
             and fact.key == new.key
             and fact.status in ("superseded", "expired")
+            and fact.superseded_by != new.id  # a person kept `new` over this one: it cannot make `new` stale
             and fact.valid_to
             and clock.compare(new.stated_at, fact.valid_to) < 0
         ):
@@ -203,7 +219,7 @@ def resolve(facts: list[Fact], key: str, keep_id: str, today: str) -> list[Fact]
         fact.status = "superseded"
         fact.valid_to = today
         fact.superseded_by = keep.id
-        fact.reason = "resolved by person"
+        fact.reason = RESOLVED_BY_PERSON
     return ended
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from memfiles import clock, episodes, gitrepo, supersession
+from memfiles import clock, episodes, gitrepo, scopefiles, supersession
 from memfiles.config import Config
 from memfiles.episodes import DEFAULT_SOURCE, OUTCOMES, CandidateFact, Episode, Invalidation, episode_id
 from memfiles.errors import MemError, NotFoundError, RefusedError
@@ -53,11 +53,13 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True) ->
         raise RefusedError("MEM604", f"{name} is empty")
     if one_line and ("\n" in text or "\r" in text):
         raise RefusedError("MEM604", f"{name} must be one line of text without control characters")
-    if _CONTROL.search(text):
-        raise RefusedError("MEM604", f"{name} must be text without control characters")
+    # The guard runs before the control-character check so that a refusal carries the same code
+    # that `mem lint` reports for the same text (MEM204 for a control character, for example).
     finding = guard(text)
     if finding is not None:
         raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
+    if _CONTROL.search(text):
+        raise RefusedError("MEM604", f"{name} must be text without control characters")
 
 
 def validate(new: NewFact, config: Config) -> Fact:
@@ -115,20 +117,22 @@ def add_fact(paths: Paths, config: Config, scope: Scope, new: NewFact) -> Outcom
     fact = validate(new, config)  # refuse before taking any lock or opening any file
 
     def change(doc: MemoryDoc) -> tuple[Outcome, str | None]:
-        if len(doc.facts) >= config.max_facts_per_scope:
-            raise RefusedError(
-                "MEM603", f"{scope} holds {len(doc.facts)} facts, the limit (mem.toml max_facts_per_scope)"
-            )
-        fact.id = fact_id(fact.key, fact.value, fact.stated_at, fact.confidence, {f.id for f in doc.facts})
-        if fact.source in config.review_sources:
-            fact.status = "proposed"
-            doc.facts.append(fact)
-            outcome = Outcome("proposed", str(scope), fact.key, fact_id=fact.id)
-        else:
-            outcome = supersession.add(doc.facts, fact, str(scope))
+        outcome = settle(doc.facts, fact, config, str(scope))
         return outcome, f"mem: add {scope} {fact.key}\n\n{outcome.line()}\n"
 
     return transaction(paths, scope, change)
+
+
+def settle(facts: list[Fact], fact: Fact, config: Config, scope: str) -> Outcome:
+    """Settle a validated fact into a scope's facts, in place: the fact limit, review mode, then supersession."""
+    if len(facts) >= config.max_facts_per_scope:
+        raise RefusedError("MEM603", f"{scope} holds {len(facts)} facts, the limit (mem.toml max_facts_per_scope)")
+    fact.id = fact_id(fact.key, fact.value, fact.stated_at, fact.confidence, {f.id for f in facts})
+    if fact.source in config.review_sources:
+        fact.status = "proposed"
+        facts.append(fact)
+        return Outcome("proposed", scope, fact.key, fact_id=fact.id)
+    return supersession.add(facts, fact, scope)
 
 
 def _find(doc: MemoryDoc, fact_id: str) -> Fact:
@@ -344,3 +348,47 @@ def _episode_message(scope: Scope, written: list[EpisodeWrite]) -> str:
     listed = "".join(f"recorded {r.path}\n" for r in written[:_LISTED_FILES])
     more = f"… and {len(written) - _LISTED_FILES} more\n" if len(written) > _LISTED_FILES else ""
     return title + "\n\n" + listed + more
+
+
+# --- consolidation (FORMAT.md, "Consolidation"): a whole scope read, then changed in one commit ---
+
+
+@dataclass(slots=True)
+class FileChanges:
+    """Whole files to write and files to remove in one scope, committed together with one message."""
+
+    writes: list[tuple[Path, str, bytes]]
+    removes: list[tuple[Path, str]]
+    message: str
+
+
+def apply_files(
+    paths: Paths,
+    scope: Scope,
+    decide: Callable[[scopefiles.ScopeFiles], tuple[T, FileChanges | None]],
+    write: bool = True,
+    progress: scopefiles.Progress | None = None,
+) -> T:
+    """Read the scope, let `decide` plan its changes, then write them all and make ONE commit, under the lock.
+
+    Digests are written first and episode files removed last, so an interrupted run never leaves an
+    episode without its digest line (and `mem doctor` finds the uncommitted rest). With `write=False`
+    nothing is locked, written or committed (a dry run).
+    """
+    if not write:
+        return decide(scopefiles.read(paths, scope, progress))[0]
+    with scope_lock(paths, scope):
+        result, changes = decide(scopefiles.read(paths, scope, progress))
+        if changes is None or not (changes.writes or changes.removes):
+            return result
+        for path, _relpath, data in changes.writes:
+            atomic_write(path, data)
+        for path, _relpath in changes.removes:
+            path.unlink(missing_ok=True)
+        relpaths = [relpath for _path, relpath, _data in changes.writes] + [r for _p, r in changes.removes]
+        with git_lock(paths):
+            gitrepo.commit(paths.root, relpaths, changes.message)
+        from memfiles import index  # marked, folded and removed episodes leave the recall index now
+
+        index.note_written(paths, scope, relpaths)
+    return result

@@ -93,16 +93,15 @@ def test_a_query_about_nothing_stored_returns_an_empty_block(home: Path) -> None
 def test_recall_ranks_key_hits_first_and_renders_the_design_lines(home: Path) -> None:
     mem("add", "notification_channel", "email", "-u", "alice", "--ref", "session s-12, turn 4", now="2026-06-02")
     mem("add", "newsletter", "weekly notification digest", "-u", "alice", now="2026-06-03")
-    mem("add", "constraint", "auto-approve under 2000", "--subject", "constraint", "--inferred", "-u", "alice")
+    mem("add", "constraint", "budget cap is 2000", "--subject", "constraint", "--inferred", "-u", "alice")
     out = mem("recall", "notification channel", "-u", "alice")
     assert block_lines(out) == [
         '[memory · stated 2026-06-02 · key=notification_channel · source=user_statement] value="email"',
         '[memory · stated 2026-06-03 · key=newsletter · source=user_statement] value="weekly notification digest"',
     ]
-    advisory = block_lines(mem("recall", "auto approve", "-u", "alice"))
+    advisory = block_lines(mem("recall", "budget cap", "-u", "alice"))
     assert advisory == [
-        "[memory · inferred 2026-08-20 · key=constraint · source=agent_summary · advisory] "
-        'value="auto-approve under 2000"'
+        '[memory · inferred 2026-08-20 · key=constraint · source=agent_summary · advisory] value="budget cap is 2000"'
     ]
 
 

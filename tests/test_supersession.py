@@ -111,6 +111,17 @@ def test_resolve_keeps_one_and_supersedes_the_rest() -> None:
     assert (pro.status, pro.reason, pro.superseded_by) == ("superseded", "resolved by person", ent.id)
 
 
+def test_a_late_statement_after_a_resolve_keeps_the_kept_fact_current() -> None:
+    pro, team = make("Pro", "2026-06-03"), make("Team", "2026-06-03")
+    store, _ = apply(pro, team)
+    supersession.resolve(store, "k", pro.id, "2026-06-05")
+    basic = make("Basic", "2026-06-01")
+    line = supersession.add(store, basic, "user:a").line()
+    assert line == f"superseded {basic.id} -> {pro.id}"
+    assert current(store) == [("pro", "active")]
+    assert pro.superseded_by is None
+
+
 def test_valid_at_answers_what_was_believed_then() -> None:
     sms, email = make("sms", "2026-03-14"), make("email", "2026-06-02")
     store, _ = apply(sms, email)

@@ -2,9 +2,11 @@
 # The personal-finance assistant that remembered too much (SCENARIOS.md, story 3), replayed with `mem`.
 #
 # March: "I'm saving for a house deposit." July 11: the user buys a flat (an episode that makes the
-# goal stale). July 18: a new goal. August: "How should I invest my bonus?" The old design retrieved
-# the March goal and advised keeping the money liquid "for your house deposit"; here the superseded
-# goal is history, so the August block cannot mention it.
+# goal stale). July 18: a new goal, and `mem consolidate` applies the episodes: the purchase
+# supersedes the deposit goal, the new goal becomes active, the March episode folds into a digest.
+# August: "How should I invest my bonus?" The old design retrieved the March goal and advised keeping
+# the money liquid "for your house deposit"; here the superseded goal is history, so the August block
+# cannot mention it.
 #
 # Needs `mem` on PATH and git. Uses its own temporary home and clock ($MEM_NOW per step); exits 1 if
 # the August block mentions the house deposit or is over 480 estimated tokens.
@@ -39,8 +41,13 @@ mem episode "The user completed the purchase of their flat; the house deposit wa
   --outcome success --invalidates goal="bought the house"
 
 export MEM_NOW=2026-07-18
-step "a new goal supersedes the old one (consolidation would do this from the episode)"
-mem add goal "build emergency fund" --subject goal --ref "session s-28"
+step "a new goal; consolidation applies the episodes: the purchase supersedes the deposit goal"
+mem episode --from-json - <<'JSON'
+{"summary": "Now that the flat is bought, the user wants to build an emergency fund first.",
+ "session": "s-28", "entities": ["emergency fund"], "outcome": "success",
+ "facts": [{"key": "goal", "value": "build emergency fund", "subject": "goal", "confidence": "stated"}]}
+JSON
+mem consolidate
 mem history goal
 
 export MEM_NOW=2026-08-20

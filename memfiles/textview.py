@@ -1,0 +1,88 @@
+"""The folded view of a line that the instruction rules read, with a map back to original columns.
+
+Folding undoes the usual ways of hiding a phrase from a keyword rule: compatibility forms
+(full-width, mathematical letters, ligatures) and accents via NFKD, case via casefold, look-alike
+letters from other scripts (Cyrillic `о` for `o`), regional-indicator and small-capital letters,
+zero-width and other format characters, leetspeak inside words (`1gn0r3`) and spaced-out letters
+(`i g n o r e`). Every character of the view remembers which column of the original line it came
+from, so findings point at what a person sees in their editor.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Look-alike letters that NFKD leaves alone (Unicode confusables, the lower-case letters that matter).
+_HOMOGLYPHS = str.maketrans(
+    {
+        # Cyrillic
+        "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
+        "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԁ": "d",
+        "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l", "ɡ": "g", "г": "r", "п": "n", "ь": "b",
+        # Greek
+        "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
+        "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ς": "s", "σ": "o",
+        # Armenian
+        "ո": "n", "ս": "u", "օ": "o", "հ": "h",
+        # Latin small capitals and other letter-likes
+        "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ɢ": "g", "ʜ": "h", "ɪ": "i", "ᴊ": "j",
+        "ᴋ": "k", "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p", "ʀ": "r", "ꜱ": "s", "ᴛ": "t",
+        "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z", "ı": "i", "ȷ": "j", "ſ": "s",
+    }
+)  # fmt: skip
+_LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", "$": "s"}
+)
+# A word mixing letters with leet digits (`1gn0r3`, `h4x`), or letters spelled out one by one.
+_LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-z][\w@$]*[a-z])(?=[\w@$]*[013457895@$])[a-z0-9@$]{3,}(?![\w@$])")
+_SPACED = re.compile(r"(?<![^\W\d_])[^\W\d_](?:[ .\-_*·/|][^\W\d_]){2,}(?![^\W\d_])")
+_NEEDS_WORK = re.compile(r"[0-9@$][a-z]|[a-z][0-9@$]|(?<![a-z])[a-z][ .\-_*·/|][a-z][ .\-_*·/|][a-z](?![a-z])")
+_DROP_CATEGORIES = ("Cf", "Mn", "Me", "Cs", "Co", "Cn")
+
+
+def _fold_char(char: str) -> str:
+    code = ord(char)
+    if 0x1F1E6 <= code <= 0x1F1FF:  # regional indicators spell letters: 🇮🇬🇳🇴🇷🇪
+        return chr(code - 0x1F1E6 + ord("a"))
+    if unicodedata.category(char) in _DROP_CATEGORIES or 0xFE00 <= code <= 0xFE0F:
+        return ""
+    decomposed = unicodedata.normalize("NFKD", char)
+    kept = "".join(c for c in decomposed if unicodedata.category(c) not in _DROP_CATEGORIES)
+    return kept.casefold().translate(_HOMOGLYPHS)
+
+
+def fold(line: str) -> tuple[str, list[int] | None]:
+    """The folded view of `line` and, unless it is column-for-column, the original column of each character."""
+    if line.isascii():
+        view = line.lower()
+        if not _NEEDS_WORK.search(view):
+            return view, None  # the common case: nothing to undo, columns unchanged
+        chars = list(view)
+        cols = list(range(len(line)))
+    else:
+        chars, cols = [], []
+        for index, char in enumerate(line):
+            folded = char.lower() if char.isascii() else _fold_char(char)
+            for piece in folded:
+                chars.append(piece)
+                cols.append(index)
+        view = "".join(chars)
+    view = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), view)
+    if _SPACED.search(view):
+        chars2: list[str] = []
+        cols2: list[int] = []
+        position = 0
+        for match in _SPACED.finditer(view):
+            for i in range(position, match.start()):
+                chars2.append(view[i])
+                cols2.append(cols[i])
+            for i in range(match.start(), match.end(), 2):
+                chars2.append(view[i])
+                cols2.append(cols[i])
+            position = match.end()
+        for i in range(position, len(view)):
+            chars2.append(view[i])
+            cols2.append(cols[i])
+        return "".join(chars2), cols2
+    return view, cols
