@@ -79,7 +79,8 @@ def paired(
 
 
 def environment(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_")}
+    # As a user runs it: bytecode caches written and used (a developer's shell may turn them off).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_") and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(MEM_HOME=str(home), MEM_NOW=corpus.NOW, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@localhost")
     env.update(GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@localhost")
     return env

@@ -18,7 +18,6 @@ rebuilds the index; any other failure makes recall read the files instead (same 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import heapq
 import json
 import os
@@ -31,12 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from memfiles import clock, episodes, layout, recall
+from memfiles import clock, episodes, layout, memoryfile, model, recall
 from memfiles.episodes import CandidateFact, Episode, Invalidation
 from memfiles.errors import FileFormatError, MemError
 from memfiles.layout import Paths, Scope
+from memfiles.model import Fact
 from memfiles.recall import Document
-from memfiles.store import locked
+from memfiles.store import locked, read_memory
 
 INDEX_VERSION = 1  # bump when the schema or what is stored changes
 RACY_NS = 2_000_000_000  # files modified this close to being read are re-checked by content next time
@@ -57,6 +57,7 @@ CREATE TABLE docs(
 CREATE INDEX docs_window ON docs(lo, hi, month);
 CREATE VIRTUAL TABLE postings USING fts5(terms, content='', tokenize='ascii', detail='none');
 CREATE TABLE vocabulary(term TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE memory(id INTEGER PRIMARY KEY CHECK (id = 1), raw BLOB NOT NULL, facts TEXT NOT NULL);
 """
 
 
@@ -131,16 +132,17 @@ _CANARY = Episode(
 
 
 def fingerprint() -> str:
-    """What the stored data depends on: this format, the scorer's and episode parser's code, the Document shape."""
-    digest = hashlib.sha256(f"index {INDEX_VERSION}\n{_DOC_FIELDS}\n".encode())
-    for source in (__file__, recall.__file__, episodes.__file__, layout.__file__, clock.__file__):
+    """What the stored data depends on: this format, the code that parses and describes episodes and facts."""
+    sources = (__file__, recall.__file__, episodes.__file__, memoryfile.__file__, model.__file__, layout.__file__)
+    seed = f"index {INDEX_VERSION}\n{_DOC_FIELDS}\n".encode()
+    check = zlib.crc32(seed)
+    for source in (*sources, clock.__file__):
         try:
-            digest.update(Path(str(source)).read_bytes())
+            check = zlib.crc32(Path(str(source)).read_bytes(), check)
         except (OSError, TypeError):  # no source file (frozen): the canary below still catches changes
-            digest.update(str(source).encode())
-    digest.update(encode_document(recall.episode_document(_CANARY)).encode())
-    digest.update(encode_episode(_CANARY))
-    return digest.hexdigest()[:24]
+            check = zlib.crc32(str(source).encode(), check)
+    check = zlib.crc32(encode_document(recall.episode_document(_CANARY)).encode(), check)
+    return f"{INDEX_VERSION}-{zlib.crc32(encode_episode(_CANARY), check):08x}"
 
 
 # --- opening, building and keeping the index fresh ---
@@ -351,6 +353,8 @@ def _reindex(
             FileFormatError(relpath, None, f"cannot read: {exc.strerror}"),
         )
         return True
+    import hashlib  # only when files are read again
+
     racy = info.st_mtime_ns >= time.time_ns() - RACY_NS
     sha = hashlib.sha1(data).hexdigest()
     key = (info.st_size, info.st_mtime_ns, info.st_ino)
@@ -428,6 +432,30 @@ def _drop_doc(conn: sqlite3.Connection, doc_id: int | None) -> None:
         "INSERT INTO postings(postings, rowid, terms) VALUES ('delete', ?, ?)", (doc_id, _body(decode_document(row[0])))
     )
     conn.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
+
+
+# --- MEMORY.md: its facts, parsed again only when its bytes change ---
+
+
+def memory_facts(conn: sqlite3.Connection, paths: Paths, scope: Scope) -> list[Fact]:
+    """The scope's facts as MEMORY.md holds them now; YAML is parsed only when the file's bytes changed."""
+    path = paths.memory_file(scope)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return read_memory(paths, scope).facts  # it says what is wrong, as without the index
+    row = conn.execute("SELECT raw, facts FROM memory").fetchone()
+    if row is not None and row[0] == data:  # the whole file compared: no stat or clock to trust
+        return [Fact(**fact) for fact in json.loads(row[1])]
+    doc = memoryfile.parse(data, paths.relative(path), expected_scope=str(scope))  # raises as read_memory does
+    try:
+        saved = json.dumps([_record(f) for f in doc.facts], ensure_ascii=False)
+        conn.execute("INSERT OR REPLACE INTO memory VALUES (1, ?, ?)", (data, saved))
+    except sqlite3.Error:
+        pass  # a cache that cannot be written is only slower
+    return doc.facts
 
 
 # --- the write path's hook and doctor's ---
@@ -602,6 +630,11 @@ class IndexedEpisodes:
         streams = [part.newest_first(terms) for part in self.parts]
         for _lo, scope, episode, document in heapq.merge(*streams, key=lambda row: row[0], reverse=True):
             yield scope, episode, document
+
+    def facts(self, paths: Paths, scope: Scope) -> list[Fact]:
+        """The scope's facts from MEMORY.md (see memory_facts)."""
+        part = next(p for p in self.parts if p.scope == str(scope))
+        return memory_facts(part.conn, paths, scope)
 
     def close(self) -> None:
         for part in self.parts:

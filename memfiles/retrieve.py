@@ -25,6 +25,7 @@ from memfiles.store import atomic_write, read_memory
 
 if TYPE_CHECKING:
     from memfiles.index import IndexedEpisodes
+    from memfiles.model import Fact
 
 HOOK_MAX_CHARS = 9000  # Claude Code keeps hook output under 10,000 characters
 RENDER_EPISODES = 5
@@ -148,7 +149,9 @@ def recall(
     problems: list[FileFormatError] = []
     try:
         for scope in scopes:
-            facts = read_memory(context.paths, scope).facts if options.kind != "episodes" else []
+            facts: list[Fact] = []
+            if options.kind != "episodes":
+                facts = indexed.facts(context.paths, scope) if indexed else read_memory(context.paths, scope).facts
             found: list[Episode] = []
             if options.kind != "facts" and indexed is None:
                 found, broken = read_episodes(context.paths, scope, options.since, reference)  # rank applies --until
