@@ -24,7 +24,7 @@ from memfiles.render import Rendered, block, splice
 from memfiles.store import atomic_write, read_memory
 
 if TYPE_CHECKING:
-    from memfiles.index import IndexedEpisodes
+    from memfiles.indexed import IndexedEpisodes
     from memfiles.model import Fact
 
 HOOK_MAX_CHARS = 9000  # Claude Code keeps hook output under 10,000 characters
@@ -169,10 +169,10 @@ def recall(
 
 def _indexed(paths: Paths, scopes: list[Scope], options: Options, reference: str) -> IndexedEpisodes | None:
     """The scopes' recall indexes, up to date; None when they cannot be used (then the files are read)."""
-    from memfiles import index
+    from memfiles import index, indexed
 
     try:
-        return index.open_episodes(paths, scopes, index.Window.of(options.since, reference, options.until))
+        return indexed.open_episodes(paths, scopes, indexed.Window.of(options.since, reference, options.until))
     except index.IndexUnavailable:
         return None
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memfiles import clock, episodes, index, retrieve
+from memfiles import clock, episodes, index, indexed, retrieve
 from memfiles.cli import app
 from memfiles.episodes import CandidateFact, Episode, Invalidation
 from memfiles.home import HomeContext, open_context
@@ -304,7 +304,7 @@ def test_without_a_usable_index_recall_reads_the_files(store: HomeContext) -> No
     store.paths.cache.mkdir(exist_ok=True)
     (store.paths.cache / "index").write_text("a file where the index folder should be")
     with pytest.raises(index.IndexUnavailable):
-        index.open_episodes(store.paths, [ALICE], index.Window.of(None, NOW, None))
+        indexed.open_episodes(store.paths, [ALICE], indexed.Window.of(None, NOW, None))
     assert recall(store, "refund", True) == recall(store, "refund", False)
 
 
