@@ -215,8 +215,11 @@ class Paths:
 
 
 def is_episode_name(name: str) -> bool:
-    """Whether a month folder's entry is named like an episode file: `*.md`, not hidden, not DIGEST.md."""
-    return _EPISODE_FILE.fullmatch(name) is not None and name != DIGEST_NAME
+    """Whether a month folder's entry is named like an episode file: `*.md`, not hidden, not DIGEST.md.
+
+    The same test as `_EPISODE_FILE` (a test checks it), in string methods: it runs 100,000 times a recall.
+    """
+    return name.endswith(".md") and len(name) > 3 and name[0] != "." and "\n" not in name[1:] and name != DIGEST_NAME
 
 
 def _entries(folder: Path, pattern: re.Pattern[str], want_dir: bool = True) -> list[str]:

@@ -9,7 +9,9 @@ import subprocess
 import time
 from pathlib import Path
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memfiles import clock, episodes, index, indexed, retrieve
@@ -314,3 +316,26 @@ def test_documents_and_episodes_round_trip_through_the_index_encoding() -> None:
     assert index.decode_episode(index.encode_episode(episode)) == episode
     doc = episode_document(episode)
     assert index.decode_document(index.encode_document(doc)) == doc
+
+
+def test_two_processes_list_large_scopes_with_the_same_results(
+    store: HomeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    same(store, "refund")
+    monkeypatch.setattr(index, "_PARALLEL_FILES", 1)  # as if the scope held 20,000 files
+    episode = make_episode(random.Random(8), ALICE, 996)
+    episode.summary = "axolotl seen in the canal"
+    path = write_episode(store.paths, ALICE, episode)
+    assert indexed_ids(store, "axolotl") == [episode.id]
+    path.unlink()
+    assert indexed_ids(store, "axolotl") == []
+    for query in ("refund", "toronto invoice", ""):
+        same(store, query, since="2025-06-01")
+
+
+@hypothesis.given(st.text(alphabet="ab.\n\x00-_MDdm é", max_size=8), st.sampled_from(["", ".md", "md", "DIGEST.md"]))
+def test_episode_names_are_recognised_as_the_file_scan_does(start: str, end: str) -> None:
+    from memfiles.layout import _EPISODE_FILE, DIGEST_NAME, is_episode_name
+
+    name = start + end
+    assert is_episode_name(name) == (_EPISODE_FILE.fullmatch(name) is not None and name != DIGEST_NAME)
