@@ -47,12 +47,13 @@ _SAME_SECOND = 1024  # doc ids are start-time seconds × this + n, so id order i
 _BUSY_MS = 10_000
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE months(month TEXT PRIMARY KEY, digest TEXT, files INTEGER NOT NULL);
+CREATE TABLE months(month TEXT PRIMARY KEY, digest TEXT, files INTEGER NOT NULL, docs INTEGER NOT NULL);
 CREATE TABLE files(
     name TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
     inode INTEGER NOT NULL, racy INTEGER NOT NULL, sha TEXT NOT NULL, doc INTEGER, problem TEXT
 );
 CREATE INDEX files_month ON files(month);
+CREATE INDEX files_problems ON files(month) WHERE problem IS NOT NULL;
 CREATE TABLE docs(
     id INTEGER PRIMARY KEY, month TEXT NOT NULL, lo TEXT NOT NULL, hi TEXT NOT NULL,
     episode BLOB NOT NULL, document TEXT NOT NULL
@@ -314,7 +315,11 @@ def refresh(
         terms: set[str] = set()
         for month in sorted(changed):
             read += _refresh_month(conn, paths, scope, month, listing.get(month), terms)
+        before = conn.total_changes
         conn.executemany("INSERT OR IGNORE INTO vocabulary VALUES (?)", ((t,) for t in terms))
+        if conn.total_changes != before:  # new words: the one-row copy recall reads is written again
+            words = "\n".join(t for (t,) in conn.execute("SELECT term FROM vocabulary"))
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('vocabulary', ?)", (words,))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -364,7 +369,8 @@ def _refresh_month(
         conn.execute("DELETE FROM months WHERE month = ?", (month,))
     else:
         digest = None if racy_left else listed.digest
-        conn.execute("INSERT OR REPLACE INTO months VALUES (?, ?, ?)", (month, digest, len(entries)))
+        docs = conn.execute("SELECT count(doc) FROM files WHERE month = ?", (month,)).fetchone()[0]
+        conn.execute("INSERT OR REPLACE INTO months VALUES (?, ?, ?, ?)", (month, digest, len(entries), docs))
     return read
 
 

@@ -36,6 +36,21 @@ class Window:
         """The same range as reading the files: folders from --since to the reference, starts by both ends."""
         return cls(since[:7] if since else None, reference[:7], since, tuple(u for u in (reference, until) if u))
 
+    def covers(self, conn: sqlite3.Connection) -> bool:
+        """Whether every indexed episode is in the window (then no episode needs checking one by one)."""
+        first, last = conn.execute("SELECT min(lo), max(lo) FROM docs").fetchone()
+        low, high = conn.execute("SELECT min(month), max(month) FROM months").fetchone()
+        if first is None or low is None:
+            return True
+        since = self.since if not self.since or len(self.since) > 10 else f"{self.since}T00:00:00Z"
+        untils = [b if len(b) > 10 else f"{b}T23:59:59Z" for b in self.until]
+        return (
+            (since is None or first >= since)  # hi >= lo for every episode
+            and all(last <= bound for bound in untils)
+            and (self.first_month is None or low >= self.first_month)
+            and high <= self.last_month
+        )
+
     def where(self) -> tuple[str, list[str]]:
         """SQL over `docs d` with clock.compare's semantics: a date-only bound or start covers its whole day."""
         clauses = ["d.month <= ?"]
@@ -63,8 +78,11 @@ class _Part:
         self.scope = scope
         self.conn = conn
         self.where, self.values = window.where()
-        self.total = conn.execute(f"SELECT count(*) FROM docs d WHERE {self.where}", self.values).fetchone()[0]
-        self.everything = self.total == conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+        self.everything = window.covers(conn)
+        if self.everything:  # the usual recall: counted per month when the index was written
+            self.total = conn.execute("SELECT coalesce(sum(docs), 0) FROM months").fetchone()[0]
+        else:
+            self.total = conn.execute(f"SELECT count(*) FROM docs d WHERE {self.where}", self.values).fetchone()[0]
 
     def frequency(self, term: str) -> int:
         if self.everything:
@@ -116,9 +134,11 @@ class IndexCorpus:
 
     def vocabulary(self) -> Iterable[str]:
         # Every term ever indexed (a superset of those in range): typo variants not in range match nothing.
-        if len(self._parts) == 1:
-            return [t for (t,) in self._parts[0].conn.execute("SELECT term FROM vocabulary")]
-        return sorted({t for part in self._parts for (t,) in part.conn.execute("SELECT term FROM vocabulary")})
+        found = [
+            part.conn.execute("SELECT value FROM meta WHERE key = 'vocabulary'").fetchone() for part in self._parts
+        ]
+        words = [row[0].split("\n") for row in found if row and row[0]]
+        return words[0] if len(words) == 1 else sorted({w for part in words for w in part})
 
 
 @dataclass
