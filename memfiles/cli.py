@@ -8,8 +8,10 @@ from typing import Annotated, Any, Literal
 import typer
 from typer.core import TyperGroup
 
-from memfiles import __version__, output
+from memfiles import __version__, cliparams, output
 from memfiles.errors import MemError
+
+cliparams.install()  # plain option values without importing pydantic (see memfiles/cliparams.py)
 
 
 class _Group(TyperGroup):
@@ -681,13 +683,18 @@ def mcp_server(
 def doctor(
     ctx: typer.Context,
     fix: Annotated[bool, typer.Option("--fix", help="Repair what is safe to repair.")] = False,
+    reindex: Annotated[
+        bool, typer.Option("--reindex", help="Rebuild every scope's recall index from the files first.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check the home (files, git state, leftovers of interrupted writes); exit 1 if anything is wrong."""
+    """Check the home (files, git state, indexes, leftovers of interrupted writes); exit 1 if anything is wrong."""
     from memfiles import doctor as checks
 
     home = _context(ctx)
+    rebuilt = checks.reindex(home.paths) if reindex else []
     done, problems = checks.run(home.paths, fix)
+    done = rebuilt + done
     if as_json:
         output.emit_json({"fixed": done, "problems": [p.line() for p in problems]})
     else:
@@ -706,5 +713,66 @@ def doctor(
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Run the command line on sys.argv (raises SystemExit, like any click program)."""
+    import sys
+
+    keep_only(sys.argv[1:])
     app()
+
+
+def entry() -> None:
+    """Console-script entry point: `run`, then leave without tearing the interpreter down.
+
+    Teardown costs ~12 ms with rapidfuzz, sqlite and typer loaded; every file and connection is
+    closed by then, so only the output needs flushing.
+    """
+    import contextlib
+    import os
+    import sys
+
+    try:
+        run()
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    if code is not None and not isinstance(code, int):
+        sys.stderr.write(f"{code}\n")
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BrokenPipeError, ValueError):  # a reader that stopped early (`| head -1`)
+            stream.flush()
+    os._exit(code or 0)
+
+
+def keep_only(argv: list[str]) -> None:
+    """Register only the command being run: typer inspects every command's signature at start (~15 ms).
+
+    `mem --version` needs none; help, completion and an unknown or missing command keep them all.
+    """
+    import os
+
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return
+    wanted: list[str] | None = None
+    tokens = iter(argv)
+    for token in tokens:
+        if token in ("-h", "--help"):
+            return
+        if token == "--home":
+            next(tokens, None)
+        elif token == "--version":
+            wanted = []
+        elif not token.startswith("-"):
+            wanted = [token]
+            break
+    if wanted is None:
+        return
+    from typer.main import get_command_name
+
+    chosen = [
+        c
+        for c in app.registered_commands
+        if (c.name or get_command_name(getattr(c.callback, "__name__", ""))) in wanted
+    ]
+    if chosen or not wanted:
+        app.registered_commands[:] = chosen

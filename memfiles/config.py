@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field
+import os
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -118,8 +118,8 @@ def _check(where: str, value: Any, kind: str) -> Any:
 def parse_config(text: str) -> Config:
     """Validate mem.toml text into a Config; unknown sections or settings are errors, not ignored."""
     try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        raw = _toml().loads(text)
+    except _toml().TOMLDecodeError as exc:
         raise ConfigError(f"mem.toml: not valid TOML: {exc}") from None
     config = Config()
     for section, values in raw.items():
@@ -151,4 +151,36 @@ def load_config(path: Path) -> Config:
         return Config()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
-    return parse_config(text)
+    return _cached(path, text)
+
+
+def _toml() -> Any:
+    import tomllib  # only when mem.toml changed since it was last read (see _cached)
+
+    return tomllib
+
+
+def _cached(path: Path, text: str) -> Config:
+    """The settings `text` holds, from the home's cache when that text was validated before (saves ~3 ms)."""
+    import json
+
+    from memfiles import __version__
+    from memfiles.layout import CACHE_DIR
+
+    cache = path.parent / CACHE_DIR / "config.json"
+    key = {"text": text, "mem": __version__, "settings": repr(_SCHEMA)}
+    try:
+        saved = json.loads(cache.read_text(encoding="utf-8"))
+        if saved["key"] == key:
+            return Config(**saved["config"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    config = parse_config(text)  # raises ConfigError for a bad file, which is never cached
+    if cache.parent.is_dir():
+        try:
+            temp = cache.with_name(f".config.json.{os.getpid()}.tmp")
+            temp.write_text(json.dumps({"key": key, "config": asdict(config)}), encoding="utf-8")
+            os.replace(temp, cache)
+        except OSError:
+            pass  # a read-only home: parse each time
+    return config

@@ -1,9 +1,10 @@
 """`mem doctor`: find what a crash, a hand edit or a bad merge left wrong in a home, and repair it.
 
-Checks, each a Problem line: settings parse; every MEMORY.md parses; no temp files from an
-interrupted write; no stale git index lock; no uncommitted memory changes; git's own fsck.
-Repairs (`--fix`) only what is safe: an uncommitted file that parses is committed, one that does
-not is restored from the last commit; temp files and a stale index lock are removed.
+Checks, each a Problem line: settings parse; every MEMORY.md parses; no recall index is corrupt;
+no temp files from an interrupted write; no stale git index lock; no uncommitted memory changes;
+git's own fsck. Repairs (`--fix`) only what is safe: an uncommitted file that parses is committed,
+one that does not is restored from the last commit; temp files and a stale index lock are removed;
+a corrupt index is rebuilt (`--reindex` rebuilds every one: the indexes are caches of the files).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from memfiles import gitrepo, layout
 from memfiles.config import load_config
 from memfiles.errors import MemError
-from memfiles.layout import Paths
+from memfiles.layout import Paths, Scope
 from memfiles.memoryfile import parse
 from memfiles.store import git_lock, locked
 
@@ -50,9 +51,44 @@ def examine(paths: Paths) -> list[Problem]:
                 parse(memory.read_bytes(), paths.relative(memory), str(scope))
             except MemError as exc:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
+    problems.extend(_indexes(paths))
     problems.extend(_temp_files(paths))
     problems.extend(_git_state(paths))
     return problems
+
+
+def _indexes(paths: Paths) -> list[Problem]:
+    from memfiles import index
+
+    found = []
+    for scope in paths.scopes():
+        why = index.trouble(paths, scope)
+        if why:
+            found.append(
+                Problem(paths.relative(paths.index_file(scope)), f"recall index {why}", _rebuilder(paths, scope))
+            )
+    return found
+
+
+def _rebuilder(paths: Paths, scope: Scope) -> Callable[[], str]:
+    def rebuild() -> str:
+        from memfiles import index
+
+        return f"rebuilt from {index.rebuild(paths, scope)} episode file(s)"
+
+    return rebuild
+
+
+def reindex(paths: Paths) -> list[str]:
+    """Rebuild the recall index of every scope with episodes (or an index) from its files (`--reindex`)."""
+    from memfiles import index
+
+    done = []
+    for scope in paths.scopes():
+        if paths.episodes_dir(scope).is_dir() or paths.index_file(scope).exists():
+            count = index.rebuild(paths, scope)
+            done.append(f"{paths.relative(paths.index_file(scope))}: rebuilt from {count} episode file(s)")
+    return done
 
 
 def _temp_files(paths: Paths) -> list[Problem]:

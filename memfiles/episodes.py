@@ -6,7 +6,6 @@ and back; a file that does not parse raises FileFormatError naming the line, and
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -114,6 +113,8 @@ class Episode:
 
 def episode_id(scope: str, session: str | None, started_at: str, summary: str) -> str:
     """A deterministic id (`e-` + 12 hex): the same episode recorded twice gets the same id."""
+    import hashlib  # only writers make ids; readers start faster without it
+
     seed = "\0".join((scope, session or "", started_at, " ".join(summary.split())))
     return "e-" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:12]
 

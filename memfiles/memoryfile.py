@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
-
-import yaml
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from memfiles import clock
 from memfiles.errors import FileFormatError, UsageError
@@ -25,20 +24,45 @@ from memfiles.model import (
     sort_facts,
 )
 
-try:  # the C loader is several times faster; fall back to pure Python where it is missing
-    from yaml import CSafeLoader as _BaseLoader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+if TYPE_CHECKING:
+    import yaml
 
 
-class SafeTextLoader(_BaseLoader):
+# PyYAML loads on first use (~15 ms): a recall answered from the index never parses YAML.
+@cache
+def _loader() -> type[yaml.SafeLoader]:
     """Safe YAML that leaves timestamps as text, so a bad date is reported by field, not as a crash."""
+    import yaml
+
+    try:  # the C loader is several times faster; fall back to pure Python where it is missing
+        base: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
+    except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+        base = yaml.SafeLoader
+
+    class SafeTextLoader(base):  # type: ignore[valid-type, misc]
+        pass
+
+    SafeTextLoader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in base.yaml_implicit_resolvers.items()
+    }
+    return SafeTextLoader
 
 
-SafeTextLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
+@cache
+def _dumper() -> type[yaml.SafeDumper]:
+    """Plain, stable YAML: no line folding, timestamps as `YYYY-MM-DD` or `…THH:MM:SSZ`."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.ScalarNode:
+        return dumper.represent_scalar("tag:yaml.org,2002:timestamp", value.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+    Dumper.add_representer(datetime, represent_datetime)
+    return Dumper
+
 
 BOM = b"\xef\xbb\xbf"
 _OPEN = re.compile(rb"\A---[ \t]*\r?\n")
@@ -97,8 +121,10 @@ def load_frontmatter(front: bytes, path: str, first_line: int) -> tuple[str, Any
     except UnicodeDecodeError as exc:
         line = front[: exc.start].count(b"\n") + 2
         raise FileFormatError(path, line, "frontmatter is not valid UTF-8") from None
+    import yaml
+
     try:
-        return text, yaml.load(text, Loader=SafeTextLoader)
+        return text, yaml.load(text, Loader=_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + first_line if mark is not None else 1
@@ -211,6 +237,8 @@ def _when(value: Any, where: tuple[Any, ...], name: str) -> str | None:
 
 def _locate(text: str, where: tuple[Any, ...]) -> int:
     """The 0-based YAML line of the node at `where` (a path of keys and indexes), best effort."""
+    import yaml
+
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
@@ -232,17 +260,6 @@ def _locate(text: str, where: tuple[Any, ...]) -> int:
     return line
 
 
-class _Dumper(yaml.SafeDumper):
-    """Plain, stable YAML: no line folding, timestamps as `YYYY-MM-DD` or `…THH:MM:SSZ`."""
-
-
-def _represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.ScalarNode:
-    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", value.strftime("%Y-%m-%dT%H:%M:%SZ"))
-
-
-_Dumper.add_representer(datetime, _represent_datetime)
-
-
 def yaml_when(when: str) -> date | datetime:
     """A When as the value YAML writes unquoted (`2026-06-02`, `2026-06-02T10:00:00Z`)."""
     return date.fromisoformat(when) if len(when) == 10 else clock.to_datetime(when)
@@ -262,8 +279,10 @@ def serialize(doc: MemoryDoc) -> bytes:
 
 def dump_frontmatter(data: dict[str, Any]) -> bytes:
     """`data` as a `---` fenced YAML block in insertion order: plain, stable, never folded."""
+    import yaml
+
     text = yaml.dump(
-        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
+        data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
     )
     return b"---\n" + text.encode("utf-8") + b"---\n"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field, fields
 
 SUBJECTS = (
@@ -97,6 +96,8 @@ def normalise_value(value: str) -> str:
 
 def fact_id(key: str, value: str, stated_at: str, confidence: str, taken: set[str]) -> str:
     """A deterministic id (`f-` + 8 hex) so that two machines adding the same fact agree on its id."""
+    import hashlib  # only writers make ids; readers start faster without it
+
     salt = 0
     while True:
         seed = f"{key}\0{normalise_value(value)}\0{stated_at}\0{confidence}\0{salt}"

@@ -8,12 +8,11 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memfiles.model import Fact, Outcome
-
 if TYPE_CHECKING:
     from memfiles.archive import Found as FoundEpisode
     from memfiles.consolidate import Plan as ConsolidationPlan
     from memfiles.errors import FileFormatError
+    from memfiles.model import Fact, Outcome
     from memfiles.recall import Item
     from memfiles.retrieve import Recalled
     from memfiles.writepath import EpisodeWrite

@@ -10,9 +10,11 @@ Pure: facts, episodes, a query and "now" in; ranked items with their scores out.
 
 from __future__ import annotations
 
+import heapq
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from memfiles import clock
 from memfiles.episodes import Episode
@@ -50,6 +52,10 @@ __all__ = [
 ]
 
 MIN_SCORE = 0.3  # default relevance threshold (--min-score)
+# Invariant (relied on by rank's indexed path): an episode's relevance, session context included, never
+# exceeds this (only a fact's key hit does), so once decay × MAX_RELEVANCE is below the k-th best score
+# found, no older episode can enter the top k.
+MAX_RELEVANCE = 1.0
 CONTEXT_WEIGHT = 0.5  # share of the best neighbour's relevance an episode of the same session gains
 CONTEXT_SPAN = 2  # neighbours: up to this many episodes either side in the session's time order
 
@@ -171,8 +177,31 @@ def in_range(episode: Episode, options: Options, reference: str) -> bool:
     return not (options.until and clock.compare(started, options.until) > 0)
 
 
-def rank(memories: list[ScopeMemory], query: str, now: str, options: Options) -> list[Item]:
-    """The recalled items, facts (and conflicts) first, each kind best first and cut to its k."""
+class EpisodeSource(Protocol):
+    """In-range episodes supplied by an index instead of ScopeMemory lists (memfiles.indexed implements it)."""
+
+    @property
+    def corpus(self) -> Corpus:
+        """Statistics over every episode in range, across the scopes asked."""
+        ...
+
+    def newest_first(self, terms: frozenset[str] | None) -> Iterable[tuple[str, Episode, Document]]:
+        """(scope, episode, document) of in-range episodes holding any of `terms` (all when None), newest first."""
+        ...
+
+    def session(self, scope: str, session: str) -> list[tuple[Episode, Document]]:
+        """Every in-range episode of one scope's session, with its document (any order)."""
+        ...
+
+
+def rank(
+    memories: list[ScopeMemory], query: str, now: str, options: Options, indexed: EpisodeSource | None = None
+) -> list[Item]:
+    """The recalled items, facts (and conflicts) first, each kind best first and cut to its k.
+
+    With `indexed`, episodes come from it instead of `memories` (whose episode lists are then empty);
+    the result is the same.
+    """
     reference = options.as_of or now
     facts: list[Item] = []
     episodes: list[Item] = []
@@ -188,29 +217,79 @@ def rank(memories: list[ScopeMemory], query: str, now: str, options: Options) ->
     scope_order = {memory.scope: n for n, memory in enumerate(memories)}
     chosen: list[Item] = []
     for items, limit in ((facts, options.k_facts), (episodes, options.k_episodes)):
+        if not items:
+            continue
         # Rarity is measured within each kind, so asking for facts only does not change their scores.
         documents = {id(item): _documents(item) for item in items}
         prepared = prepare(query, DocumentCorpus(d for docs in documents.values() for d in docs), reference)
         for item in items:
             item.relevance = max((score_document(prepared, d) for d in documents[id(item)]), key=lambda r: r.score)
         near = neighbours(items) if items is episodes else {}
-        kept = []
-        for item in items:
-            relevance = item.relevance
-            if not relevance.key_hit and (relevance.score <= 0 or relevance.score < options.min_score):
-                continue  # the threshold applies to an item's own relevance: context cannot lift noise
-            if near.get(id(item)):
-                gain = CONTEXT_WEIGHT * near[id(item)] * (1 - relevance.score)  # stays at most 1
-                item.relevance = replace(relevance, score=relevance.score + gain, context=near[id(item)])
-            if item.episode is not None:
-                item.age_days = clock.age_days(item.episode.started_at, reference)
-                item.decay = decay(item.age_days, options.half_life_days)
-            item.score = item.relevance.score * item.decay
-            kept.append(item)
-        kept.sort(key=lambda i: (i.date, i.id), reverse=True)  # stable sorts: equal scores go newest first
-        kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
-        chosen += kept[:limit]
+        kept = [item for item in items if _finish(item, near.get(id(item), 0.0), options, reference)]
+        chosen += _best(kept, limit, scope_order)
+    if indexed is not None and options.kind in ("all", "episodes"):
+        chosen += _rank_indexed(indexed, query, options, reference, scope_order)
     return chosen
+
+
+def _finish(item: Item, near: float, options: Options, reference: str) -> bool:
+    """Add session context and decay to a scored item; False when its own relevance is below the threshold."""
+    relevance = item.relevance
+    if not relevance.key_hit and (relevance.score <= 0 or relevance.score < options.min_score):
+        return False  # the threshold applies to an item's own relevance: context cannot lift noise
+    if near:
+        gain = CONTEXT_WEIGHT * near * (1 - relevance.score)  # stays at most 1
+        item.relevance = replace(relevance, score=relevance.score + gain, context=near)
+    if item.episode is not None:
+        item.age_days = clock.age_days(item.episode.started_at, reference)
+        item.decay = decay(item.age_days, options.half_life_days)
+    item.score = item.relevance.score * item.decay
+    return True
+
+
+def _best(kept: list[Item], limit: int, scope_order: dict[str, int]) -> list[Item]:
+    kept.sort(key=lambda i: (i.date, i.id), reverse=True)  # stable sorts: equal scores go newest first
+    kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
+    return kept[:limit]
+
+
+def _rank_indexed(
+    source: EpisodeSource, query: str, options: Options, reference: str, scope_order: dict[str, int]
+) -> list[Item]:
+    """Episodes from an index: only those holding a matching term are scored, newest first, until none can win."""
+    prepared = prepare(query, source.corpus, reference)
+    wanted = None if prepared.everything else matching_terms(prepared)  # the INVARIANT of matching_terms
+    kept: list[Item] = []
+    best: list[float] = []  # the k highest scores so far (a min-heap)
+    sessions: dict[tuple[str, str], list[tuple[str, str, float]]] = {}
+    for scope, episode, document in source.newest_first(wanted):
+        if len(best) >= options.k_episodes:
+            ceiling = MAX_RELEVANCE * decay(clock.age_days(episode.started_at, reference), options.half_life_days)
+            if ceiling * (1 + 1e-9) < best[0]:
+                break  # see MAX_RELEVANCE: every older episode decays at least as much
+        item = Item("episode", scope, 0.0, score_document(prepared, document), episode=episode)
+        near = 0.0
+        if item.relevance.score > 0 and episode.session:
+            key = (scope, episode.session)
+            if key not in sessions:  # the session in time order, each episode with its own relevance
+                members = source.session(scope, episode.session)
+                sessions[key] = sorted((e.started_at, e.id, score_document(prepared, d).score) for e, d in members)
+            near = _near(sessions[key], episode)
+        if _finish(item, near, options, reference):
+            kept.append(item)
+            heapq.heappush(best, item.score)
+            if len(best) > options.k_episodes:
+                heapq.heappop(best)
+    return _best(kept, options.k_episodes, scope_order)
+
+
+def _near(group: list[tuple[str, str, float]], episode: Episode) -> float:
+    """The best relevance among the CONTEXT_SPAN episodes either side of `episode` in its session (as `neighbours`)."""
+    if len(group) < 2:
+        return 0.0
+    n = next(i for i, (when, ident, _score) in enumerate(group) if ident == episode.id and when == episode.started_at)
+    around = [score for _w, _i, score in group[max(0, n - CONTEXT_SPAN) : n] + group[n + 1 : n + 1 + CONTEXT_SPAN]]
+    return max(around)
 
 
 def neighbours(items: list[Item]) -> dict[int, float]:

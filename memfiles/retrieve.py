@@ -11,6 +11,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memfiles import clock, episodes, layout
 from memfiles.config import Config, load_config
@@ -21,6 +22,10 @@ from memfiles.layout import Paths, Scope
 from memfiles.recall import MIN_SCORE, Item, Options, Relevance, ScopeMemory, believed, decay, fact_items, rank
 from memfiles.render import Rendered, block, splice
 from memfiles.store import atomic_write, read_memory
+
+if TYPE_CHECKING:
+    from memfiles.indexed import IndexedEpisodes
+    from memfiles.model import Fact
 
 HOOK_MAX_CHARS = 9000  # Claude Code keeps hook output under 10,000 characters
 RENDER_EPISODES = 5
@@ -130,22 +135,46 @@ def recall(
     options: Options,
     budget: int | None = None,
     max_chars: int | None = None,
+    use_index: bool = True,
 ) -> Recalled:
-    """Recall facts and episodes relevant to `query` from `scopes`, ranked and rendered within the budget."""
+    """Recall facts and episodes relevant to `query` from `scopes`, ranked and rendered within the budget.
+
+    Episodes come from the recall index (memfiles.index) when it can be used, else from reading the
+    files; both give the same items.
+    """
     now = clock.now()
     reference = options.as_of or now
+    indexed = _indexed(context.paths, scopes, options, reference) if use_index and options.kind != "facts" else None
     memories: list[ScopeMemory] = []
     problems: list[FileFormatError] = []
-    for scope in scopes:
-        facts = read_memory(context.paths, scope).facts if options.kind != "episodes" else []
-        found: list[Episode] = []
-        if options.kind != "facts":
-            found, broken = read_episodes(context.paths, scope, options.since, reference)  # rank applies --until
-            problems += broken
-        memories.append(ScopeMemory(str(scope), facts, found))
-    items = rank(memories, query, now, options)
+    try:
+        for scope in scopes:
+            facts: list[Fact] = []
+            if options.kind != "episodes":
+                facts = indexed.facts(context.paths, scope) if indexed else read_memory(context.paths, scope).facts
+            found: list[Episode] = []
+            if options.kind != "facts" and indexed is None:
+                found, broken = read_episodes(context.paths, scope, options.since, reference)  # rank applies --until
+                problems += broken
+            memories.append(ScopeMemory(str(scope), facts, found))
+        if indexed is not None:
+            problems += indexed.problems
+        items = rank(memories, query, now, options, indexed)
+    finally:
+        if indexed is not None:
+            indexed.close()
     names = [str(s) for s in scopes]
     return Recalled(names, reference, block(names, reference, items, budget, max_chars), problems)
+
+
+def _indexed(paths: Paths, scopes: list[Scope], options: Options, reference: str) -> IndexedEpisodes | None:
+    """The scopes' recall indexes, up to date; None when they cannot be used (then the files are read)."""
+    from memfiles import index, indexed
+
+    try:
+        return indexed.open_episodes(paths, scopes, indexed.Window.of(options.since, reference, options.until))
+    except index.IndexUnavailable:
+        return None
 
 
 def render_memory(

@@ -332,6 +332,9 @@ def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpis
         if written:
             with git_lock(paths):
                 gitrepo.commit(paths.root, [r.path for r in written], _episode_message(scope, written))
+            from memfiles import index  # the recall index (a cache) follows; it never fails the write
+
+            index.note_written(paths, scope, [r.path for r in written])
     return results
 
 
@@ -385,4 +388,7 @@ def apply_files(
         relpaths = [relpath for _path, relpath, _data in changes.writes] + [r for _p, r in changes.removes]
         with git_lock(paths):
             gitrepo.commit(paths.root, relpaths, changes.message)
+        from memfiles import index  # marked, folded and removed episodes leave the recall index now
+
+        index.note_written(paths, scope, relpaths)
     return result

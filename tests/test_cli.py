@@ -68,3 +68,38 @@ def test_errors_print_one_line_without_traceback(isolated: Path) -> None:
     )
     assert result.returncode == 1
     assert result.stderr.startswith("mem: error: no memory home at ") and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "kept"),
+    [
+        (["recall", "invoice", "-u", "alice"], ["recall"]),
+        (["--home", "recall", "--debug", "show"], ["show"]),
+        (["--home=/tmp/h", "doctor", "--fix"], ["doctor"]),
+        (["--version"], []),
+        (["--help"], None),
+        (["recall", "--help"], ["recall"]),
+        (["recal", "x"], None),
+        (["--debug"], None),
+        ([], None),
+    ],
+)
+def test_only_the_command_run_is_built(
+    argv: list[str], kept: list[str] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memfiles.cli import keep_only
+
+    everything = command_names()
+    monkeypatch.setattr(app, "registered_commands", list(app.registered_commands))
+    keep_only(argv)
+    assert command_names() == (everything if kept is None else kept)
+
+
+def test_completion_keeps_every_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memfiles.cli import keep_only
+
+    everything = command_names()
+    monkeypatch.setattr(app, "registered_commands", list(app.registered_commands))
+    monkeypatch.setenv("_MEM_COMPLETE", "complete_bash")
+    keep_only(["recall", "x"])
+    assert command_names() == everything

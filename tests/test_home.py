@@ -115,3 +115,17 @@ def test_a_symlinked_memory_file_is_not_written_through(home: Path, isolated: Pa
     result = runner.invoke(app, ["add", "-u", "eve", "k", "v"])
     assert result.exit_code == 1
     assert target.read_text() == "untouched\n"
+
+
+def test_settings_are_read_again_when_mem_toml_changes(home: Path) -> None:
+    from memfiles.config import load_config
+
+    (home / ".cache").mkdir(exist_ok=True)
+    first = load_config(home / "mem.toml")
+    assert (home / ".cache" / "config.json").is_file()
+    assert load_config(home / "mem.toml") == first
+    text = (home / "mem.toml").read_text()
+    (home / "mem.toml").write_text(text.replace("half_life_days = 30", "half_life_days = 7"))
+    assert load_config(home / "mem.toml").half_life_days == 7
+    (home / ".cache" / "config.json").write_text("{not json")
+    assert load_config(home / "mem.toml").half_life_days == 7

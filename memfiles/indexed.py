@@ -1,0 +1,209 @@
+"""Recall's view of the index: the episodes in a time window, their statistics and candidates, newest first.
+
+`open_episodes` brings each asked scope's index up to date (memfiles.index) and returns an
+`IndexedEpisodes`, which recall.rank takes as its `EpisodeSource`: corpus statistics (total, document
+frequencies, vocabulary) over exactly the episodes the file scan would consider, and the episodes
+holding any matching term, newest first, so ranking can stop early. No git, no YAML.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from memfiles.episodes import Episode
+from memfiles.errors import FileFormatError
+from memfiles.index import IndexUnavailable, connect, decode_document, decode_episode, memory_facts, refresh, token
+from memfiles.layout import Paths, Scope
+from memfiles.model import Fact
+from memfiles.recall import Document
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The episodes recall considers: month folders [first_month, last_month], started in [since, until]."""
+
+    first_month: str | None
+    last_month: str
+    since: str | None
+    until: tuple[str, ...]
+
+    @classmethod
+    def of(cls, since: str | None, reference: str, until: str | None) -> Window:
+        """The same range as reading the files: folders from --since to the reference, starts by both ends."""
+        return cls(since[:7] if since else None, reference[:7], since, tuple(u for u in (reference, until) if u))
+
+    def covers(self, conn: sqlite3.Connection) -> bool:
+        """Whether every indexed episode is in the window (then no episode needs checking one by one)."""
+        first, last = conn.execute("SELECT min(lo), max(lo) FROM docs").fetchone()
+        low, high = conn.execute("SELECT min(month), max(month) FROM months").fetchone()
+        if first is None or low is None:
+            return True
+        since = self.since if not self.since or len(self.since) > 10 else f"{self.since}T00:00:00Z"
+        untils = [b if len(b) > 10 else f"{b}T23:59:59Z" for b in self.until]
+        return (
+            (since is None or first >= since)  # hi >= lo for every episode
+            and all(last <= bound for bound in untils)
+            and (self.first_month is None or low >= self.first_month)
+            and high <= self.last_month
+        )
+
+    def where(self) -> tuple[str, list[str]]:
+        """SQL over `docs d` with clock.compare's semantics: a date-only bound or start covers its whole day."""
+        clauses = ["d.month <= ?"]
+        values = [self.last_month]
+        if self.first_month:
+            clauses.append("d.month >= ?")
+            values.append(self.first_month)
+        if self.since:
+            clauses.append("d.hi >= ?")
+            values.append(self.since if len(self.since) > 10 else f"{self.since}T00:00:00Z")
+        for bound in self.until:
+            clauses.append("d.lo <= ?")
+            values.append(bound if len(bound) > 10 else f"{bound}T23:59:59Z")
+        return " AND ".join(clauses), values
+
+
+def _match(terms: Iterable[str]) -> str:
+    return " OR ".join(f'"{token(t)}"' for t in sorted(terms))
+
+
+class _Part:
+    """One scope's index within a window."""
+
+    def __init__(self, scope: str, conn: sqlite3.Connection, window: Window) -> None:
+        self.scope = scope
+        self.conn = conn
+        self.where, self.values = window.where()
+        self.everything = window.covers(conn)
+        if self.everything:  # the usual recall: counted per month when the index was written
+            self.total = conn.execute("SELECT coalesce(sum(docs), 0) FROM months").fetchone()[0]
+        else:
+            self.total = conn.execute(f"SELECT count(*) FROM docs d WHERE {self.where}", self.values).fetchone()[0]
+
+    def frequency(self, term: str) -> int:
+        if self.everything:
+            sql, values = "SELECT count(*) FROM postings WHERE postings MATCH ?", [_match([term])]
+        else:
+            sql = (
+                f"SELECT count(*) FROM postings p JOIN docs d ON d.id = p.rowid WHERE postings MATCH ? AND {self.where}"
+            )
+            values = [_match([term]), *self.values]
+        return int(self.conn.execute(sql, values).fetchone()[0])
+
+    def length(self) -> int:
+        """The summed word length of the documents in the window (for BM25's average length)."""
+        if self.everything:
+            return int(self.conn.execute("SELECT coalesce(sum(length), 0) FROM docs").fetchone()[0])
+        sql = f"SELECT coalesce(sum(d.length), 0) FROM docs d WHERE {self.where}"
+        return int(self.conn.execute(sql, self.values).fetchone()[0])
+
+    def session(self, session: str) -> list[tuple[Episode, Document]]:
+        """Every in-window episode of one session, with its document."""
+        rows = self.conn.execute(
+            f"SELECT d.episode, d.document FROM docs d WHERE d.session = ? AND {self.where}", [session, *self.values]
+        )
+        return [(decode_episode(blob), decode_document(document)) for blob, document in rows]
+
+    def newest_first(self, terms: frozenset[str] | None) -> Iterator[tuple[str, str, Episode, Document]]:
+        if terms is None:
+            rows = self.conn.execute(
+                f"SELECT d.lo, d.episode, d.document FROM docs d WHERE {self.where} ORDER BY d.id DESC", self.values
+            )
+        elif not terms:
+            return
+        else:
+            rows = self.conn.execute(
+                "SELECT d.lo, d.episode, d.document FROM postings p JOIN docs d ON d.id = p.rowid "
+                f"WHERE postings MATCH ? AND {self.where} ORDER BY p.rowid DESC",
+                [_match(terms), *self.values],
+            )
+        for lo, blob, document in rows:
+            yield lo, self.scope, decode_episode(blob), decode_document(document)
+
+    def problems(self, window: Window) -> list[FileFormatError]:
+        low, high = window.first_month or "0000-00", window.last_month
+        rows = self.conn.execute(
+            "SELECT problem FROM files WHERE problem IS NOT NULL AND month BETWEEN ? AND ? ORDER BY name DESC",
+            (low, high),
+        )
+        return [FileFormatError(*json.loads(text)) for (text,) in rows]
+
+
+class IndexCorpus:
+    """recall.Corpus over the indexed episodes in a window, across the scopes asked."""
+
+    def __init__(self, parts: list[_Part]) -> None:
+        self._parts = parts
+
+    @property
+    def total(self) -> int:
+        return sum(part.total for part in self._parts)
+
+    @property
+    def average_length(self) -> float:
+        total = self.total
+        return sum(part.length() for part in self._parts) / total if total else 0.0
+
+    def frequencies(self, terms: Sequence[str]) -> Mapping[str, int]:
+        return {t: sum(part.frequency(t) for part in self._parts) for t in terms}
+
+    def vocabulary(self) -> Iterable[str]:
+        # Every term ever indexed (a superset of those in range): typo variants not in range match nothing.
+        found = [
+            part.conn.execute("SELECT value FROM meta WHERE key = 'vocabulary'").fetchone() for part in self._parts
+        ]
+        words = [row[0].split("\n") for row in found if row and row[0]]
+        return words[0] if len(words) == 1 else sorted({w for part in words for w in part})
+
+
+@dataclass
+class IndexedEpisodes:
+    """recall.EpisodeSource from the scopes' indexes: statistics, candidates newest first, unparsable files."""
+
+    parts: list[_Part]
+    problems: list[FileFormatError] = field(default_factory=list)
+
+    @property
+    def corpus(self) -> IndexCorpus:
+        return IndexCorpus(self.parts)
+
+    def newest_first(self, terms: frozenset[str] | None) -> Iterator[tuple[str, Episode, Document]]:
+        streams = [part.newest_first(terms) for part in self.parts]
+        for _lo, scope, episode, document in heapq.merge(*streams, key=lambda row: row[0], reverse=True):
+            yield scope, episode, document
+
+    def session(self, scope: str, session: str) -> list[tuple[Episode, Document]]:
+        """Every in-window episode of one scope's session (recall's session context)."""
+        return next(p for p in self.parts if p.scope == scope).session(session)
+
+    def facts(self, paths: Paths, scope: Scope) -> list[Fact]:
+        """The scope's facts from MEMORY.md (see memory_facts)."""
+        part = next(p for p in self.parts if p.scope == str(scope))
+        return memory_facts(part.conn, paths, scope)
+
+    def close(self) -> None:
+        for part in self.parts:
+            part.conn.close()
+
+
+def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window) -> IndexedEpisodes:
+    """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable)."""
+    conns: list[sqlite3.Connection] = []
+    try:
+        for scope in scopes:
+            conns.append(connect(paths, scope))
+            refresh(conns[-1], paths, scope, window.first_month, window.last_month)
+        found = IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(scopes, conns, strict=True)])
+        for part in found.parts:
+            found.problems += part.problems(window)
+        return found
+    except BaseException as exc:
+        for conn in conns:
+            conn.close()
+        if isinstance(exc, sqlite3.Error | OSError):
+            raise IndexUnavailable(f"recall index: {exc}") from exc
+        raise

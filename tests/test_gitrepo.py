@@ -1,0 +1,65 @@
+"""gitrepo.commit: exactly the paths given, one commit, whatever else a person has staged or changed."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memfiles import gitrepo
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+
+def commits(root: Path) -> int:
+    return int(git(root, "rev-list", "--count", "HEAD"))
+
+
+def changed_in_head(root: Path) -> list[str]:
+    return git(root, "show", "--name-only", "--format=", "HEAD").split()
+
+
+def test_commits_new_changed_and_removed_files_in_one_commit(home: Path) -> None:
+    (home / "users" / "a").mkdir(parents=True)
+    (home / "users" / "a" / "MEMORY.md").write_text("one\n")
+    (home / "users" / "a" / "new.md").write_text("two\n")
+    assert gitrepo.commit(home, ["users/a/MEMORY.md", "users/a/new.md"], "mem: first\n\nbody\n")
+    before = commits(home)
+    (home / "users" / "a" / "MEMORY.md").write_text("one, changed\n")
+    (home / "users" / "a" / "new.md").unlink()
+    assert gitrepo.commit(home, ["users/a/MEMORY.md", "users/a/new.md"], "mem: second\n")
+    assert commits(home) == before + 1
+    assert sorted(changed_in_head(home)) == ["users/a/MEMORY.md", "users/a/new.md"]
+    assert git(home, "log", "-1", "--format=%s%n%an <%ae>") == "mem: second\nTest Person <test@example.invalid>\n"
+    assert git(home, "status", "--porcelain") == ""
+    assert "commit: mem: second" in git(home, "reflog", "-1")
+
+
+def test_nothing_changed_makes_no_commit(home: Path) -> None:
+    before = commits(home)
+    assert not gitrepo.commit(home, ["mem.toml"], "mem: nothing\n")
+    assert commits(home) == before
+
+
+def test_a_persons_staged_and_unstaged_work_stays_out(home: Path) -> None:
+    (home / "notes.txt").write_text("staged by a person\n")
+    git(home, "add", "notes.txt")
+    (home / ".gitattributes").write_text("changed by hand, not staged\n")
+    (home / "users" / "a").mkdir(parents=True)
+    (home / "users" / "a" / "MEMORY.md").write_text("mem's\n")
+    assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
+    assert changed_in_head(home) == ["users/a/MEMORY.md"]
+    assert git(home, "diff", "--cached", "--name-only") == "notes.txt\n"
+    assert git(home, "diff", "--name-only") == ".gitattributes\n"
+
+
+def test_the_fallback_identity_is_used_when_git_has_none(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(var)
+    (home / "users" / "b").mkdir(parents=True)
+    (home / "users" / "b" / "MEMORY.md").write_text("x\n")
+    assert gitrepo.commit(home, ["users/b/MEMORY.md"], "mem: add\n")
+    assert git(home, "log", "-1", "--format=%an <%ae>|%cn <%ce>") == "mem <mem@localhost>|mem <mem@localhost>\n"

@@ -1,0 +1,364 @@
+"""The recall index: same results as reading the files, sees every change made outside mem, rebuilds itself."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import hypothesis
+import pytest
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from memfiles import clock, episodes, index, indexed, retrieve
+from memfiles.cli import app
+from memfiles.episodes import CandidateFact, Episode, Invalidation
+from memfiles.home import HomeContext, open_context
+from memfiles.layout import Paths, Scope
+from memfiles.recall import episode_document
+
+NOW = "2026-11-29T12:00:00Z"
+ALICE = Scope("user", "alice")
+ACME = Scope("org", "acme")
+WORDS = [
+    "refund",
+    "order",
+    "parcel",
+    "courier",
+    "invoice",
+    "warranty",
+    "exchange",
+    "billing",
+    "Toronto",
+    "Lisbon",
+    "Osaka",
+    "invest",
+    "bonus",
+    "pension",
+    "mortgage",
+    "dividend",
+    "budget",
+    "flight",
+    "hotel",
+    "visa",
+    "museum",
+    "deployment",
+    "migration",
+    "webhook",
+    "scheduler",
+    "latency",
+    "marathon",
+    "knee",
+    "protein",
+    "allergy",
+    "sleep",
+    "caffeine",
+    "discount",
+    "gift",
+    "checkout",
+    "delivery",
+    "durability",
+    "résumé",
+    "café",
+    "naïve",
+]
+QUERIES = [
+    "refund",
+    "toronto invoice",
+    "warranty claim",
+    "investing bonus",
+    "",
+    "recieve refnd",
+    "café",
+    "what is it",
+    "when did we talk about the refund in May 2026?",  # date terms (hex-spelled in the index)
+    "invoice last week",  # a relative date, counted from now or --as-of
+]
+RANGES = [
+    {},
+    {"since": "90d"},
+    {"since": "2026-03-01", "until": "2026-09-15"},
+    {"as_of": "2026-06-01"},
+    {"as_of": "2026-06-01T10:00:00Z", "since": "2026-05-20T08:00:00Z"},
+    {"kind": "episodes", "half_life": 0.0, "k": 7},
+    {"min_score": 0.0},
+]
+
+
+def make_episode(rng: random.Random, scope: Scope, number: int) -> Episode:
+    day = 1 + rng.randrange(700)
+    when = clock.shift_days(f"2025-01-01T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z", day)
+    if rng.random() < 0.15:
+        when = when[:10]  # date-only starts cover their whole day
+    summary = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(5, 30))) + "."
+    session = f"s-{number // 4}" if number % 9 else None  # several turns a session: recall's session context
+    return Episode(
+        id=episodes.episode_id(str(scope), session, when, summary),
+        scope=str(scope),
+        started_at=when,
+        summary=summary,
+        session=session,
+        entities=[rng.choice(WORDS)] if rng.random() < 0.5 else [],
+        events=[" ".join(rng.sample(WORDS, 3))],
+        outcome=rng.choice(episodes.OUTCOMES),
+        facts=[CandidateFact("notification_channel", rng.choice(["email", "sms"]))] if rng.random() < 0.2 else [],
+        invalidates=[Invalidation("plan_tier", "downgraded")] if rng.random() < 0.05 else [],
+    )
+
+
+def write_episode(paths: Paths, scope: Scope, episode: Episode, attempt: int = 1) -> Path:
+    folder = paths.episode_month_dir(scope, episode.started_at)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / episodes.file_name(episode, attempt)
+    path.write_bytes(episodes.serialize(episode))
+    return path
+
+
+def age(path: Path, seconds: int = 3600) -> None:
+    """Backdate a file (and its folder) so it is not racy: an index written now trusts its stat."""
+    past = time.time() - seconds
+    os.utime(path, (past, past))
+    os.utime(path.parent, (past, past))
+
+
+@pytest.fixture
+def store(home: Path, monkeypatch: pytest.MonkeyPatch) -> HomeContext:
+    """A home with 300 episodes over two years in user:alice and 60 in org:acme, plus one broken file."""
+    monkeypatch.setenv("MEM_NOW", NOW)
+    context = open_context(home)
+    rng = random.Random(5)
+    for scope, count in ((ALICE, 300), (ACME, 60)):
+        for number in range(count):
+            path = write_episode(context.paths, scope, make_episode(rng, scope, number))
+            age(path)
+    broken = context.paths.episode_month_dir(ALICE, "2026-04-01") / "2026-04-02T00-00-00Z-broken.md"
+    broken.write_bytes(b"---\nid: nope\n---\nnot an episode\n")
+    age(broken)
+    return context
+
+
+def recall(
+    context: HomeContext, query: str, use_index: bool, scopes: list[Scope] | None = None, **given: object
+) -> tuple[list[dict[str, object]], str, list[str]]:
+    options = retrieve.recall_options(
+        context.config,
+        given.get("k"),  # type: ignore[arg-type]
+        str(given.get("kind", "all")),
+        given.get("since"),  # type: ignore[arg-type]
+        given.get("until"),  # type: ignore[arg-type]
+        given.get("as_of"),  # type: ignore[arg-type]
+        given.get("min_score"),  # type: ignore[arg-type]
+        given.get("half_life"),  # type: ignore[arg-type]
+    )
+    found = retrieve.recall(context, scopes or [ALICE], query, options, use_index=use_index)
+    return [item.to_dict() for item in found.items], found.rendered.text, [str(p) for p in found.problems]
+
+
+def same(
+    context: HomeContext, query: str, scopes: list[Scope] | None = None, **given: object
+) -> list[dict[str, object]]:
+    indexed = recall(context, query, True, scopes, **given)
+    scanned = recall(context, query, False, scopes, **given)
+    assert indexed == scanned, (query, given)
+    return indexed[0]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_indexed_recall_equals_reading_the_files(store: HomeContext, query: str) -> None:
+    shown = 0
+    for given in RANGES:
+        shown += len(same(store, query, **given))
+        shown += len(same(store, query, [ALICE, ACME], **given))
+    assert query == "what is it" or shown > 0  # the queries do find things, so the equality means something
+
+
+def test_broken_files_are_reported_the_same_way(store: HomeContext) -> None:
+    _items, _text, problems = recall(store, "refund", True)
+    assert problems == ["users/alice/episodes/2026/04/2026-04-02T00-00-00Z-broken.md:2: episode is missing `scope`"]
+    assert recall(store, "refund", True, since="2026-05-01")[2] == []  # its month is out of range
+
+
+def test_the_index_lives_in_the_ignored_cache(store: HomeContext) -> None:
+    same(store, "refund")
+    path = store.paths.index_file(ALICE)
+    assert path.is_file() and path.is_relative_to(store.paths.cache)
+    status = subprocess.run(
+        ["git", "-C", str(store.root), "status", "--porcelain", "--ignored"], capture_output=True, text=True
+    )
+    assert ".cache" not in status.stdout.replace("!! .cache/\n", "") and "!! .cache/\n" in status.stdout
+
+
+def indexed_ids(context: HomeContext, query: str, **given: object) -> list[str]:
+    return [str(item["id"]) for item in same(context, query, **given)]
+
+
+def test_hand_edit_in_place_same_size_is_seen(store: HomeContext) -> None:
+    rng = random.Random(9)
+    episode = make_episode(rng, ALICE, 999)
+    episode.started_at = "2026-11-28T09:00:00Z"
+    episode.summary = "zebra lamp " + "x" * 40
+    path = write_episode(store.paths, ALICE, episode)
+    age(path)
+    assert indexed_ids(store, "zebra") == [episode.id]
+    data = path.read_bytes()
+    with open(path, "r+b") as handle:  # in place: same inode, same size, other words
+        handle.write(data.replace(b"zebra lamp", b"quokka map"))
+    assert path.stat().st_size == len(data)
+    assert indexed_ids(store, "zebra") == []
+    assert indexed_ids(store, "quokka") == [episode.id]
+
+
+def test_edit_within_the_same_clock_tick_is_seen(store: HomeContext) -> None:
+    episode = make_episode(random.Random(3), ALICE, 998)
+    episode.summary = "walrus " * 5
+    path = write_episode(store.paths, ALICE, episode)
+    before = path.stat()
+    assert indexed_ids(store, "walrus") == [episode.id]
+    with open(path, "r+b") as handle:
+        handle.write(path.read_bytes().replace(b"walrus", b"narwal"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # as if written in the same tick: stat unchanged
+    assert indexed_ids(store, "walrus") == []
+    assert indexed_ids(store, "narwal") == [episode.id]
+
+
+def test_files_added_removed_and_renamed_outside_mem_are_seen(store: HomeContext) -> None:
+    assert indexed_ids(store, "pangolin") == []
+    episode = make_episode(random.Random(4), ALICE, 997)
+    episode.summary = "pangolin sighting near the depot"
+    path = write_episode(store.paths, ALICE, episode)
+    assert indexed_ids(store, "pangolin") == [episode.id]
+    renamed = path.with_name("renamed-by-hand.md")
+    path.rename(renamed)
+    assert indexed_ids(store, "pangolin") == [episode.id]
+    renamed.unlink()
+    assert indexed_ids(store, "pangolin") == []
+    month = store.paths.episode_month_dir(ALICE, "2025-06-01")
+    gone = {p.name for p in month.iterdir()}
+    assert gone
+    for child in month.iterdir():
+        child.unlink()
+    month.rmdir()  # a whole month removed, e.g. by a git pull
+    same(store, "refund", half_life=0.0, k=50, min_score=0.0)
+
+
+def test_a_git_checkout_of_older_files_is_seen(store: HomeContext) -> None:
+    root = store.root
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", "episodes"], check=True)
+    path = next(store.paths.episode_month_dir(ALICE, "2026-10-01").iterdir())
+    original = path.read_bytes()
+    path.write_bytes(original.rstrip(b"\n") + b" platypus\n")
+    subprocess.run(["git", "-C", str(root), "commit", "-qam", "hand edit"], check=True)
+    assert len(indexed_ids(store, "platypus", k=10)) == 1
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "HEAD~1", "--", "."], check=True)
+    assert indexed_ids(store, "platypus", k=10) == []
+
+
+def test_writes_through_mem_update_the_index(store: HomeContext) -> None:
+    same(store, "refund")  # builds the index
+    runner = CliRunner()
+    done = runner.invoke(app, ["episode", "okapi spotted at the river", "-u", "alice", "--at", "2026-11-20T10:00:00Z"])
+    assert done.exit_code == 0, done.output
+    conn = sqlite3.connect(store.paths.index_file(ALICE))
+    rows = conn.execute(
+        "SELECT name FROM files WHERE name LIKE '2026/11/%okapi%' OR name LIKE '2026/11/2026-11-20%'"
+    ).fetchall()
+    conn.close()
+    assert len(rows) == 1  # recorded by the write itself, before any recall
+    assert len(indexed_ids(store, "okapi")) == 1
+
+
+def test_corrupt_index_is_rebuilt(store: HomeContext) -> None:
+    expected = same(store, "refund")
+    path = store.paths.index_file(ALICE)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path.write_bytes(b"this is not a database" * 100)
+    assert index.trouble(store.paths, ALICE) is not None
+    assert recall(store, "refund", True)[0] == expected
+    assert index.trouble(store.paths, ALICE) is None
+
+
+def test_doctor_reports_and_repairs_a_corrupt_index(store: HomeContext) -> None:
+    same(store, "refund")
+    path = store.paths.index_file(ALICE)
+    path.write_bytes(b"garbage" * 1000)
+    runner = CliRunner()
+    found = runner.invoke(app, ["doctor"])
+    assert "recall index is corrupt" in found.output and found.exit_code == 1
+    fixed = runner.invoke(app, ["doctor", "--fix"])
+    assert ".cache/index/user-alice.sqlite3: rebuilt from 301 episode file(s)" in fixed.output
+    assert index.trouble(store.paths, ALICE) is None
+
+
+def test_doctor_reindex_rebuilds_every_index(store: HomeContext) -> None:
+    same(store, "refund", [ALICE, ACME])
+    done = CliRunner().invoke(app, ["doctor", "--reindex", "--json"])
+    assert "fixed" in done.output
+    assert ".cache/index/user-alice.sqlite3: rebuilt from 301 episode file(s)" in done.output
+    assert ".cache/index/org-acme.sqlite3: rebuilt from 60 episode file(s)" in done.output
+    same(store, "refund", [ALICE, ACME])
+
+
+def test_an_index_of_another_version_is_rebuilt(store: HomeContext) -> None:
+    expected = same(store, "invoice")
+    conn = sqlite3.connect(store.paths.index_file(ALICE))
+    conn.execute("UPDATE meta SET value = 'old' WHERE key = 'fingerprint'")
+    conn.execute("DELETE FROM docs")  # what an old version stored no longer counts
+    conn.commit()
+    conn.close()
+    assert recall(store, "invoice", True)[0] == expected
+
+
+def test_without_a_usable_index_recall_reads_the_files(store: HomeContext) -> None:
+    store.paths.cache.mkdir(exist_ok=True)
+    (store.paths.cache / "index").write_text("a file where the index folder should be")
+    with pytest.raises(index.IndexUnavailable):
+        indexed.open_episodes(store.paths, [ALICE], indexed.Window.of(None, NOW, None))
+    assert recall(store, "refund", True) == recall(store, "refund", False)
+
+
+def test_documents_and_episodes_round_trip_through_the_index_encoding() -> None:
+    episode = make_episode(random.Random(1), ALICE, 1)
+    episode.facts = [CandidateFact("diet", "vegan", "user_preference", "inferred")]
+    assert index.decode_episode(index.encode_episode(episode)) == episode
+    doc = episode_document(episode)
+    assert index.decode_document(index.encode_document(doc)) == doc
+
+
+def test_two_processes_list_large_scopes_with_the_same_results(
+    store: HomeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    same(store, "refund")
+    monkeypatch.setattr(index, "_PARALLEL_FILES", 1)  # as if the scope held 20,000 files
+    episode = make_episode(random.Random(8), ALICE, 996)
+    episode.summary = "axolotl seen in the canal"
+    path = write_episode(store.paths, ALICE, episode)
+    assert indexed_ids(store, "axolotl") == [episode.id]
+    path.unlink()
+    assert indexed_ids(store, "axolotl") == []
+    for query in ("refund", "toronto invoice", ""):
+        same(store, query, since="2025-06-01")
+
+
+@hypothesis.given(st.text(alphabet="ab.\n\x00-_MDdm é", max_size=8), st.sampled_from(["", ".md", "md", "DIGEST.md"]))
+def test_episode_names_are_recognised_as_the_file_scan_does(start: str, end: str) -> None:
+    from memfiles.layout import _EPISODE_FILE, DIGEST_NAME, is_episode_name
+
+    name = start + end
+    assert is_episode_name(name) == (_EPISODE_FILE.fullmatch(name) is not None and name != DIGEST_NAME)
+
+
+def test_session_context_is_the_same_with_the_index(store: HomeContext) -> None:
+    """Episodes gain from their session's neighbours; the index finds the same neighbours as the files."""
+    lifted = [
+        item
+        for query in ("refund", "toronto invoice", "warranty claim")
+        for item in same(store, query, kind="episodes", half_life=0.0, k=20)
+        if item.get("context")
+    ]
+    assert lifted, "no recalled episode was lifted by its session: the equality above would not cover context"
