@@ -9,6 +9,7 @@ memory needs them, and the write guard refuses them too.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from memfiles.findings import ERROR, WARNING, Check, Rule, words
@@ -30,12 +31,29 @@ _CONTROL_RUN = re.compile(f"[{_CONTROLS}]+")
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
 
 
+def _is_emoji(ch: str) -> bool:
+    return ch == "\ufe0f" or unicodedata.category(ch) == "So" or 0x1F3FB <= ord(ch) <= 0x1F3FF
+
+
+def _emoji_joiner(line: str, start: int, end: int) -> bool:
+    """Whether line[start:end] is one ZWJ between two emoji characters."""
+    return (
+        line[start:end] == "\u200d"
+        and start > 0
+        and end < len(line)
+        and _is_emoji(line[start - 1])
+        and _is_emoji(line[end])
+    )
+
+
 def _check(pattern: re.Pattern[str]) -> Check:
     def check(line: str) -> Iterator[tuple[int, int]]:
         flags = [m.span() for m in _FLAG_TAGS.finditer(line)] if pattern is _TAG_RUN else []
         for match in pattern.finditer(line):
             if pattern is _ZERO_WIDTH_RUN and match.start() == 0 and match.group(0) == "\ufeff":
                 continue  # a byte-order mark at the start of a file is an encoding detail, not hidden text
+            if pattern is _ZERO_WIDTH_RUN and _emoji_joiner(line, match.start(), match.end()):
+                continue  # a zero-width joiner inside an emoji sequence (🧘‍♂️, 👩‍💻) is how emoji are spelt
             if any(start < match.start() and match.end() <= end for start, end in flags):
                 continue
             yield match.start(), match.end()

@@ -125,8 +125,12 @@ RULES: list[Rule] = [
         "a memory that redefines who the agent is overrides the system prompt in every session that loads it",
         "describe the user ('prefers a casual tone'), not who the agent should be",
         first_of(
-            rf"\b{_YOU}\s+(?:are|r|will|shall)\s+(?:now|hereby|henceforth|no longer)\b|\byou're\s+(?:now|no longer)\b",
-            rf"\b(?:{_YOU}|your)\b[^\n]{{0,80}}\b(?:from now on|henceforth|"
+            # "you are now X", not "where you are now" (a place or a state the user is in).
+            rf"(?<!where )(?<!how )(?<!what )(?<!who )(?<!when )(?<!as )(?<!than )"
+            rf"\b(?:{_YOU}\s+(?:are|r|will|shall)|you're)\s+(?:now|hereby|henceforth|no longer)\b"
+            r"(?!\s*(?:[.,;:!?)]|$))",
+            rf"\b(?:{_YOU}\s+(?:will|must|shall|should|are|need to|have to|'ll|can)|your\s+(?:\w+\s+){{0,3}}"
+            r"(?:is|are|will be))\b[^\n]{0,60}\b(?:from now on|henceforth|"
             r"for the rest of (?:this|the|our) conversation)\b",
             r"\b(?:from now on|from this (?:point|moment) (?:on|forward)|henceforth|for the rest of (?:this|the|our) "
             rf"conversation)\b[^\n]{{0,80}}\b(?:{_YOU}|your|respond|reply|answer|act|refer|speak|write)\b",

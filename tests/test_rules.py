@@ -134,6 +134,9 @@ MULTILINGUAL_HITS = [
 
 # Benign text that must produce no finding at all (false positives are defects).
 CLEAN = [
+    "It's good to appreciate where you are now. Could you tell me more?",
+    "I'll start writing down my favorite memories with you from now on.",
+    "found a beginner yoga class \U0001f9d8\u200d\u2642\ufe0f",  # a ZWJ inside an emoji sequence
     "tends to ignore marketing emails",
     "skips breakfast on weekends",
     "prefers to hide spoilers",
