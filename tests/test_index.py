@@ -339,3 +339,13 @@ def test_episode_names_are_recognised_as_the_file_scan_does(start: str, end: str
 
     name = start + end
     assert is_episode_name(name) == (_EPISODE_FILE.fullmatch(name) is not None and name != DIGEST_NAME)
+
+
+def test_a_scope_without_episodes_gets_no_index_file(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEM_NOW", NOW)
+    assert CliRunner().invoke(app, ["add", "plan_tier", "Enterprise", "-u", "carol"]).exit_code == 0
+    context = open_context(home)
+    carol = Scope("user", "carol")
+    items = same(context, "plan", [carol])
+    assert [item["value"] for item in items] == ["Enterprise"]
+    assert not context.paths.index_file(carol).exists()
