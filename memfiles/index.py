@@ -41,7 +41,7 @@ from memfiles.model import Fact
 from memfiles.recall import Document
 from memfiles.store import locked, read_memory
 
-INDEX_VERSION = 2  # bump when the schema or what is stored changes
+INDEX_VERSION = 3  # bump when the schema or what is stored changes
 RACY_NS = 2_000_000_000  # files modified this close to being read are re-checked by content next time
 _PARALLEL_FILES = 20_000  # from this many files in range, two processes stat the month folders
 _SAME_SECOND = 1024  # doc ids are start-time seconds × this + n, so id order is time order
@@ -57,7 +57,7 @@ CREATE INDEX files_month ON files(month);
 CREATE INDEX files_problems ON files(month) WHERE problem IS NOT NULL;
 CREATE TABLE docs(
     id INTEGER PRIMARY KEY, month TEXT NOT NULL, lo TEXT NOT NULL, hi TEXT NOT NULL,
-    episode BLOB NOT NULL, document TEXT NOT NULL, session TEXT, length INTEGER NOT NULL
+    episode BLOB NOT NULL, document BLOB NOT NULL, session TEXT, length INTEGER NOT NULL
 );
 CREATE INDEX docs_window ON docs(lo, hi, month);
 CREATE INDEX docs_session ON docs(session) WHERE session IS NOT NULL;
@@ -91,14 +91,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def encode_document(doc: Document) -> str:
-    """A Document as JSON, field by field (sets sorted), so it is stored and compared byte for byte."""
-    return json.dumps({name: _plain(getattr(doc, name)) for name, _ in _DOC_FIELDS}, ensure_ascii=False)
+def encode_document(doc: Document) -> bytes:
+    """A Document as compressed JSON, field by field (sets sorted); compressed, two rows fit a page."""
+    text = json.dumps({name: _plain(getattr(doc, name)) for name, _ in _DOC_FIELDS}, ensure_ascii=False)
+    return zlib.compress(text.encode("utf-8"), 1)
 
 
-def decode_document(text: str) -> Document:
+def decode_document(blob: bytes) -> Document:
     """The Document `encode_document` stored."""
-    data = json.loads(text)
+    data = json.loads(zlib.decompress(blob))
     for name, kind in _DOC_FIELDS:
         if kind in _CONTAINERS and name in data:
             inner = _INNER.get(name)
@@ -165,7 +166,7 @@ def fingerprint() -> str:
             check = zlib.crc32(Path(str(source)).read_bytes(), check)
         except (OSError, TypeError):  # no source file (frozen): the canary below still catches changes
             check = zlib.crc32(str(source).encode(), check)
-    check = zlib.crc32(encode_document(recall.episode_document(_CANARY)).encode(), check)
+    check = zlib.crc32(zlib.decompress(encode_document(recall.episode_document(_CANARY))), check)
     return f"{INDEX_VERSION}-{zlib.crc32(encode_episode(_CANARY), check):08x}"
 
 

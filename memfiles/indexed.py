@@ -20,6 +20,7 @@ from memfiles.index import IndexUnavailable, connect, decode_document, decode_ep
 from memfiles.layout import Paths, Scope
 from memfiles.model import Fact
 from memfiles.recall import Document
+from memfiles.store import read_memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,9 +182,9 @@ class IndexedEpisodes:
         return next(p for p in self.parts if p.scope == scope).session(session)
 
     def facts(self, paths: Paths, scope: Scope) -> list[Fact]:
-        """The scope's facts from MEMORY.md (see memory_facts)."""
-        part = next(p for p in self.parts if p.scope == str(scope))
-        return memory_facts(part.conn, paths, scope)
+        """The scope's facts from MEMORY.md (see memory_facts); read directly for a scope with no index."""
+        part = next((p for p in self.parts if p.scope == str(scope)), None)
+        return memory_facts(part.conn, paths, scope) if part else read_memory(paths, scope).facts
 
     def close(self) -> None:
         for part in self.parts:
@@ -193,11 +194,13 @@ class IndexedEpisodes:
 def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window) -> IndexedEpisodes:
     """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable)."""
     conns: list[sqlite3.Connection] = []
+    # A scope without episodes needs no index file (a home of 10,000 users with facts only stays lean).
+    indexed = [s for s in scopes if paths.episodes_dir(s).is_dir() or paths.index_file(s).exists()]
     try:
-        for scope in scopes:
+        for scope in indexed:
             conns.append(connect(paths, scope))
             refresh(conns[-1], paths, scope, window.first_month, window.last_month)
-        found = IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(scopes, conns, strict=True)])
+        found = IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(indexed, conns, strict=True)])
         for part in found.parts:
             found.problems += part.problems(window)
         return found

@@ -362,3 +362,13 @@ def test_session_context_is_the_same_with_the_index(store: HomeContext) -> None:
         if item.get("context")
     ]
     assert lifted, "no recalled episode was lifted by its session: the equality above would not cover context"
+
+
+def test_a_scope_without_episodes_gets_no_index_file(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEM_NOW", NOW)
+    assert CliRunner().invoke(app, ["add", "plan_tier", "Enterprise", "-u", "carol"]).exit_code == 0
+    context = open_context(home)
+    carol = Scope("user", "carol")
+    items = same(context, "plan", [carol])
+    assert [item["value"] for item in items] == ["Enterprise"]
+    assert not context.paths.index_file(carol).exists()
