@@ -318,21 +318,6 @@ def test_documents_and_episodes_round_trip_through_the_index_encoding() -> None:
     assert index.decode_document(index.encode_document(doc)) == doc
 
 
-def test_two_processes_list_large_scopes_with_the_same_results(
-    store: HomeContext, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    same(store, "refund")
-    monkeypatch.setattr(index, "_PARALLEL_FILES", 1)  # as if the scope held 20,000 files
-    episode = make_episode(random.Random(8), ALICE, 996)
-    episode.summary = "axolotl seen in the canal"
-    path = write_episode(store.paths, ALICE, episode)
-    assert indexed_ids(store, "axolotl") == [episode.id]
-    path.unlink()
-    assert indexed_ids(store, "axolotl") == []
-    for query in ("refund", "toronto invoice", ""):
-        same(store, query, since="2025-06-01")
-
-
 @hypothesis.given(st.text(alphabet="ab.\n\x00-_MDdm é", max_size=8), st.sampled_from(["", ".md", "md", "DIGEST.md"]))
 def test_episode_names_are_recognised_as_the_file_scan_does(start: str, end: str) -> None:
     from memfiles.layout import _EPISODE_FILE, DIGEST_NAME, is_episode_name
