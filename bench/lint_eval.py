@@ -1,12 +1,14 @@
 """Benchmark of the lint rules: detection on labelled strings, false positives, and throughput.
 
-    python bench/lint_eval.py [DATA.jsonl] [--show-misses] [--show-flagged-benign]
+    python bench/lint_eval.py [DATA.jsonl] [--show-misses] [--show-flagged-benign] [--check-prefilter]
 
 DATA defaults to ../shared/data/lint_dev.jsonl next to the repository: rows of
 {"text", "label": "injection"|"benign", "source"}. A string counts as flagged when any
 MEM1xx, MEM2xx or MEM4xx finding (error or warning) is reported for it; the error-only share is
 printed beside it because only errors block a write. Throughput is measured on a generated corpus
 of memory files (frontmatter facts, notes, episodes) and on `mem lint` of 1,000 small files.
+--check-prefilter also runs every rule on every line of every row and reports any finding the
+prefilter (memfiles.prefilter) would have hidden.
 Targets (DESIGN.md, issue 4): >= 95% injection flagged, <= 1% benign flagged, >= 20 MB/s.
 """
 
@@ -24,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from memfiles.rules import check_text  # noqa: E402
+from memfiles.rules import check_line, check_text  # noqa: E402
 
 FAMILIES = ("MEM1", "MEM2", "MEM4")
 
@@ -61,6 +63,24 @@ def evaluate(rows: list[dict[str, str]], show_misses: bool, show_benign: bool) -
             total = [total[0] + n, total[1] + hit, total[2] + error]
         if total[0]:
             print(f"{label:<10} {'ALL':<48} {total[0]:>5} {total[1] / total[0]:>8.1%} {total[2] / total[0]:>8.1%}")
+
+
+def check_prefilter(rows: list[dict[str, str]]) -> None:
+    """Report rows where check_text (prefiltered) and every rule on every line disagree."""
+    differ = 0
+    for row in rows:
+        lines = row["text"].split("\n")
+        unfiltered = sorted(
+            (f.code, index + 1, f.col)
+            for index, line in enumerate(lines)
+            for f in check_line(line.removesuffix("\r"), index + 1)
+            if f.code != "MEM205"
+        )
+        filtered = sorted((f.code, f.line, f.col) for f in check_text(row["text"]) if f.code != "MEM205")
+        if filtered != unfiltered:
+            differ += 1
+            print("PREFILTER", sorted(set(unfiltered) - set(filtered)), repr(row["text"][:120]))
+    print(f"prefilter: {differ} of {len(rows)} rows lose or gain a finding")
 
 
 FACTS = [
@@ -112,13 +132,17 @@ def corpus(files: int, seed: int = 7) -> list[str]:
 def throughput() -> None:
     texts = corpus(1500)
     size = sum(len(t.encode()) for t in texts)
-    best = float("inf")
-    for _ in range(3):
+    times = []
+    for _ in range(6):  # the first pass also learns every new word (ids, dates): reported apart
         start = time.perf_counter()
         for text in texts:
             check_text(text)
-        best = min(best, time.perf_counter() - start)
-    print(f"throughput: {size / 1e6:.1f} MB generated corpus, {size / 1e6 / best:.1f} MB/s (check_text, best of 3)")
+        times.append(time.perf_counter() - start)
+    first, best = times[0], min(times[1:])
+    print(
+        f"throughput: {size / 1e6:.1f} MB generated corpus, {size / 1e6 / best:.1f} MB/s "
+        f"(check_text, best of 5; first pass {size / 1e6 / first:.1f} MB/s)"
+    )
     try:
         from memfiles.lint import lint_paths
     except ImportError:
@@ -138,10 +162,13 @@ def main() -> None:
     parser.add_argument("data", nargs="?", default=str(REPO.parent / "shared" / "data" / "lint_dev.jsonl"))
     parser.add_argument("--show-misses", action="store_true")
     parser.add_argument("--show-flagged-benign", action="store_true")
+    parser.add_argument("--check-prefilter", action="store_true")
     parser.add_argument("--no-throughput", action="store_true")
     args = parser.parse_args()
     rows = [json.loads(line) for line in Path(args.data).read_text(encoding="utf-8").splitlines() if line.strip()]
     evaluate(rows, args.show_misses, args.show_flagged_benign)
+    if args.check_prefilter:
+        check_prefilter(rows)
     if not args.no_throughput:
         throughput()
 

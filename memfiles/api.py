@@ -21,7 +21,7 @@ from memfiles import supersession, writepath
 from memfiles.errors import RefusedError
 from memfiles.layout import Scope, parse_scope, resolve_home
 from memfiles.model import Outcome
-from memfiles.schema import EpisodeOutcomeModel, FactModel, OutcomeModel, RecallModel
+from memfiles.schema import ConsolidationModel, EpisodeOutcomeModel, FactModel, OutcomeModel, RecallModel
 from memfiles.store import read_memory
 
 if TYPE_CHECKING:
@@ -164,6 +164,16 @@ class ScopeHandle:
 
         rendered = self.render(episodes=episodes, budget=budget, markdown=markdown)
         return write_into(Path(path), self.scope, rendered.text)
+
+    def consolidate(
+        self, *, dry_run: bool = False, older_than_days: float | None = None, extractor: str | None = None
+    ) -> ConsolidationModel:
+        """Expire, apply episodes, ask the extractor, fold old episodes into digests: one commit (`mem consolidate`)."""
+        from memfiles import consolidate
+
+        options = consolidate.Options(dry_run, older_than_days, extractor)
+        (plan,) = consolidate.run(self._context, [self.scope], options)
+        return ConsolidationModel.model_validate(plan.to_dict())
 
 
 class Home:

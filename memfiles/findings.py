@@ -7,7 +7,7 @@ importing the module that assembles the families.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 ERROR = "error"
@@ -37,8 +37,8 @@ class Rule:
     leetspeak mapped, zero-width removed, spaced letters joined) or "raw" (the line as written).
     `mask` hides most of the excerpt (secrets must not be copied into reports or logs).
     `example` is caught by the rule, `near_miss` is not (both shown by --explain and in docs/LINT.md).
-    `anchors` are words (prefixes; `$` = whole word) or symbols one of which every match contains:
-    the prefilter in memfiles.rules runs the rule only on lines that contain one.
+    `anchors` are words (prefixes; `$` = whole word), phrases or symbols one of which every match
+    contains: memfiles.prefilter runs the rule only on lines that contain one (syntax there).
     """
 
     code: str
@@ -70,13 +70,79 @@ def regex_check(*patterns: str, flags: int = 0) -> Check:
     return check
 
 
-def first_of(*patterns: str, flags: int = 0) -> Check:
-    """A check that reports only the earliest match among all patterns (one finding per line)."""
-    # One alternation finds the leftmost match of any pattern in a single scan.
-    compiled = re.compile("|".join(f"(?:{p})" for p in patterns), flags | re.MULTILINE)
+def _branches(pattern: str) -> list[str]:
+    """The top-level alternatives of `pattern` (`a|b(c|d)` -> `a`, `b(c|d)`)."""
+    branches: list[str] = []
+    depth, index, start, in_class = 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            index += 1 if pattern[index + 1 : index + 2] == "^" else 0
+            index += 1 if pattern[index + 1 : index + 2] == "]" else 0
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            branches.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    return [*branches, pattern[start:]]
+
+
+def alternation(patterns: Sequence[str]) -> str:
+    """One regular expression matching what any of `patterns` matches, leftmost first, earlier patterns first.
+
+    Consecutive alternatives that start with `\\b` share one `\\b` test: the regex engine then tries
+    them only at word boundaries instead of each in turn at every position (2-3 times faster).
+    """
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if len(run) >= 2:
+            out.append(r"\b(?:" + "|".join(f"(?:{p[2:]})" for p in run) + ")")
+        else:
+            out.extend(f"(?:{p})" for p in run)
+        run.clear()
+
+    for pattern in patterns:
+        for branch in _branches(pattern):
+            if branch.startswith(r"\b"):
+                run.append(branch)
+            else:
+                flush()
+                out.append(f"(?:{branch})")
+    flush()
+    return "|".join(out)
+
+
+def first_of(*patterns: str, flags: int = 0, gated: tuple[Callable[[str], bool], Sequence[str]] | None = None) -> Check:
+    """A check that reports only the earliest match among all patterns (one finding per line).
+
+    `gated` is (gate, more patterns): the more patterns count only on lines for which `gate` is true
+    (a cheap test that spares every line the cost of patterns that cannot match it).
+    """
+    compiled: tuple[re.Pattern[str], re.Pattern[str] | None] | None = None  # on first use: start-up matters
 
     def check(line: str) -> Iterator[tuple[int, int]]:
-        match = compiled.search(line)
+        nonlocal compiled
+        if compiled is None:
+            extra_patterns = gated[1] if gated else None
+            compiled = (
+                re.compile(alternation(patterns), flags | re.MULTILINE),
+                re.compile(alternation(extra_patterns), flags | re.MULTILINE) if extra_patterns else None,
+            )
+        main, extra = compiled
+        match = main.search(line)
+        if extra is not None and gated is not None and gated[0](line):
+            other = extra.search(line)
+            if other and (match is None or other.start() < match.start()):
+                match = other
         if match:
             yield match.start(), max(match.end(), match.start() + 1)
 

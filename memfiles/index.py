@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import sqlite3
 import stat
 import time
@@ -39,7 +40,7 @@ from memfiles.model import Fact
 from memfiles.recall import Document
 from memfiles.store import locked, read_memory
 
-INDEX_VERSION = 1  # bump when the schema or what is stored changes
+INDEX_VERSION = 3  # bump when the schema or what is stored changes
 RACY_NS = 2_000_000_000  # files modified this close to being read are re-checked by content next time
 _SAME_SECOND = 1024  # doc ids are start-time seconds × this + n, so id order is time order
 _BUSY_MS = 10_000
@@ -54,9 +55,10 @@ CREATE INDEX files_month ON files(month);
 CREATE INDEX files_problems ON files(month) WHERE problem IS NOT NULL;
 CREATE TABLE docs(
     id INTEGER PRIMARY KEY, month TEXT NOT NULL, lo TEXT NOT NULL, hi TEXT NOT NULL,
-    episode BLOB NOT NULL, document BLOB NOT NULL
+    episode BLOB NOT NULL, document BLOB NOT NULL, session TEXT, length INTEGER NOT NULL
 );
 CREATE INDEX docs_window ON docs(lo, hi, month);
+CREATE INDEX docs_session ON docs(session) WHERE session IS NOT NULL;
 CREATE VIRTUAL TABLE postings USING fts5(terms, content='', tokenize='ascii', detail='none');
 CREATE TABLE vocabulary(term TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE memory(id INTEGER PRIMARY KEY CHECK (id = 1), raw BLOB NOT NULL, facts TEXT NOT NULL);
@@ -71,13 +73,19 @@ class IndexUnavailable(Exception):
 
 _DOC_FIELDS = [(f.name, str(f.type).split("[", 1)[0]) for f in dataclasses.fields(Document)]
 _CONTAINERS: dict[str, Any] = {"frozenset": frozenset, "set": set, "tuple": tuple}
+# Containers of sets (a document's passages): each element is a set again once decoded.
+_INNER: dict[str, Any] = {
+    f.name: frozenset for f in dataclasses.fields(Document) if str(f.type).startswith("tuple[frozenset")
+}
 
 
 def _plain(value: Any) -> Any:
     if isinstance(value, frozenset | set):
         return sorted(value)
-    if isinstance(value, tuple):
-        return list(value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in sorted(value.items())}
     return value
 
 
@@ -92,7 +100,9 @@ def decode_document(blob: bytes) -> Document:
     data = json.loads(zlib.decompress(blob))
     for name, kind in _DOC_FIELDS:
         if kind in _CONTAINERS and name in data:
-            data[name] = _CONTAINERS[kind](data[name])
+            inner = _INNER.get(name)
+            items = [inner(v) for v in data[name]] if inner else data[name]
+            data[name] = _CONTAINERS[kind](items)
     return Document(**data)
 
 
@@ -116,10 +126,20 @@ def decode_episode(blob: bytes) -> Episode:
     return Episode(**data)
 
 
+_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
+
+
+def token(term: str) -> str:
+    """A term as exactly one token of FTS5's `ascii` tokenizer, which splits on ASCII punctuation and spaces.
+
+    Words (letters and digits) are themselves; a term holding punctuation (a date term such as
+    `@2023-05-08`) is spelled in hex behind a prefix no word has, so it never merges with `2023`.
+    """
+    return f"qz{term.encode('utf-8').hex()}" if _PUNCTUATION.search(term) else term
+
+
 def _body(doc: Document) -> str:
-    # Terms are runs of letters and digits (ASCII ones lower-cased), so FTS5's `ascii` tokenizer keeps
-    # each one as exactly one token: it splits only on ASCII punctuation and spaces, which terms never hold.
-    return " ".join(sorted(doc.terms))
+    return " ".join(sorted(token(t) for t in doc.terms))
 
 
 _CANARY = Episode(
@@ -425,8 +445,8 @@ def _insert_doc(conn: sqlite3.Connection, month: str, episode: Episode, doc: Doc
     if doc_id >= base + _SAME_SECOND:
         raise sqlite3.IntegrityError(f"more than {_SAME_SECOND} episodes start at {lo}")
     conn.execute(
-        "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?)",
-        (doc_id, month, lo, hi, encode_episode(episode), encode_document(doc)),
+        "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (doc_id, month, lo, hi, encode_episode(episode), encode_document(doc), episode.session or None, doc.length),
     )
     conn.execute("INSERT INTO postings(rowid, terms) VALUES (?, ?)", (doc_id, _body(doc)))
     return doc_id

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from memfiles.episodes import Episode
 from memfiles.errors import FileFormatError
-from memfiles.index import IndexUnavailable, connect, decode_document, decode_episode, memory_facts, refresh
+from memfiles.index import IndexUnavailable, connect, decode_document, decode_episode, memory_facts, refresh, token
 from memfiles.layout import Paths, Scope
 from memfiles.model import Fact
 from memfiles.recall import Document
@@ -69,7 +69,7 @@ class Window:
 
 
 def _match(terms: Iterable[str]) -> str:
-    return " OR ".join(f'"{t}"' for t in sorted(terms))
+    return " OR ".join(f'"{token(t)}"' for t in sorted(terms))
 
 
 class _Part:
@@ -94,6 +94,20 @@ class _Part:
             )
             values = [_match([term]), *self.values]
         return int(self.conn.execute(sql, values).fetchone()[0])
+
+    def length(self) -> int:
+        """The summed word length of the documents in the window (for BM25's average length)."""
+        if self.everything:
+            return int(self.conn.execute("SELECT coalesce(sum(length), 0) FROM docs").fetchone()[0])
+        sql = f"SELECT coalesce(sum(d.length), 0) FROM docs d WHERE {self.where}"
+        return int(self.conn.execute(sql, self.values).fetchone()[0])
+
+    def session(self, session: str) -> list[tuple[Episode, Document]]:
+        """Every in-window episode of one session, with its document."""
+        rows = self.conn.execute(
+            f"SELECT d.episode, d.document FROM docs d WHERE d.session = ? AND {self.where}", [session, *self.values]
+        )
+        return [(decode_episode(blob), decode_document(document)) for blob, document in rows]
 
     def newest_first(self, terms: frozenset[str] | None) -> Iterator[tuple[str, str, Episode, Document]]:
         if terms is None:
@@ -130,6 +144,11 @@ class IndexCorpus:
     def total(self) -> int:
         return sum(part.total for part in self._parts)
 
+    @property
+    def average_length(self) -> float:
+        total = self.total
+        return sum(part.length() for part in self._parts) / total if total else 0.0
+
     def frequencies(self, terms: Sequence[str]) -> Mapping[str, int]:
         return {t: sum(part.frequency(t) for part in self._parts) for t in terms}
 
@@ -157,6 +176,10 @@ class IndexedEpisodes:
         streams = [part.newest_first(terms) for part in self.parts]
         for _lo, scope, episode, document in heapq.merge(*streams, key=lambda row: row[0], reverse=True):
             yield scope, episode, document
+
+    def session(self, scope: str, session: str) -> list[tuple[Episode, Document]]:
+        """Every in-window episode of one scope's session (recall's session context)."""
+        return next(p for p in self.parts if p.scope == scope).session(session)
 
     def facts(self, paths: Paths, scope: Scope) -> list[Fact]:
         """The scope's facts from MEMORY.md (see memory_facts); read directly for a scope with no index."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import Field
 
 from memfiles import __version__, writepath
-from memfiles.errors import MemError, UsageError
+from memfiles.errors import MemError, ScopeError, UsageError
 from memfiles.home import HomeContext, choose_scope, open_context
 from memfiles.layout import Scope
 
@@ -66,14 +66,20 @@ class Tools:
         self.context = context
         self.default_user = user
         self.default_scope = scope
-        if user is not None or scope is not None:
+        self.pinned = user is not None or scope is not None
+        if self.pinned:
             choose_scope(context.config, user, scope)  # a bad --user or --scope fails at start, not per call
 
     def scope(self, scope: str | None) -> Scope:
         """The tool's `scope` argument, else the server's --user/--scope, else $MEM_USER or mem.toml."""
+        served = choose_scope(self.context.config, self.default_user, self.default_scope) if self.pinned else None
         if scope:
-            return choose_scope(self.context.config, scope=scope)
-        return choose_scope(self.context.config, self.default_user, self.default_scope)
+            asked = choose_scope(self.context.config, scope=scope)
+            if served is not None and asked != served:
+                # Started for one scope, the server is that scope's boundary: an assistant cannot widen it.
+                raise ScopeError(f"this server serves only {served} (mem mcp --user/--scope); it cannot open {asked}")
+            return asked
+        return served or choose_scope(self.context.config, self.default_user, self.default_scope)
 
     def remember(
         self, key: str, value: str, subject: str = "user_preference", inferred: bool = False, scope: str | None = None

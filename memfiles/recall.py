@@ -1,10 +1,10 @@
-"""Recall scoring (FORMAT.md, "Recall"): which facts and episodes a query brings back, and in what order.
+"""Recall (FORMAT.md, "Recall"): which facts and episodes a query brings back, and in what order.
 
 Pure: facts, episodes, a query and "now" in; ranked items with their scores out. No file is read here.
-- Relevance (`score_document`) is keyword overlap weighted by rarity (BM25's idf), tolerant of typos,
-  blended with rapidfuzz's token_set_ratio. A query about nothing stored scores 0 everywhere.
-- Facts never decay; a fact whose key the query names (an exact key hit) ranks first.
-- Episodes are weighted by recency: relevance × exp(-ln2 · age_days / half_life).
+- Relevance of each fact or episode comes from memfiles.relevance (words, dates, BM25 frequency,
+  passages, typos); relevance is at most 1 unless a fact's key is named (an exact key hit, ranked first).
+- An episode next to matching episodes of the same session gets part of their relevance (context).
+- Facts never decay; episodes are weighted by recency: relevance × exp(-ln2 · age_days / half_life).
 - Below the relevance threshold nothing is returned: nothing is better than noise.
 """
 
@@ -12,247 +12,52 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
-import unicodedata
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from memfiles import clock
 from memfiles.episodes import Episode
 from memfiles.model import Fact
+from memfiles.relevance import (
+    Corpus,
+    Document,
+    DocumentCorpus,
+    Query,
+    Relevance,
+    episode_document,
+    fact_document,
+    matching_terms,
+    prepare,
+    score_document,
+)
 from memfiles.supersession import valid_at
+from memfiles.words import STOPWORDS, stem, terms
+
+# Re-exported: the scoring interface has lived here since issue 3, and the index implements Corpus from it.
+__all__ = [
+    "STOPWORDS",
+    "Corpus",
+    "Document",
+    "DocumentCorpus",
+    "Query",
+    "Relevance",
+    "episode_document",
+    "fact_document",
+    "matching_terms",
+    "prepare",
+    "score_document",
+    "stem",
+    "terms",
+]
 
 MIN_SCORE = 0.3  # default relevance threshold (--min-score)
-# Invariant (relied on by rank's indexed path): score_document never gives a document without key terms
-# (every episode) a relevance above this, so once decay × MAX_RELEVANCE is below the k-th best score
+# Invariant (relied on by rank's indexed path): an episode's relevance, session context included, never
+# exceeds this (only a fact's key hit does), so once decay × MAX_RELEVANCE is below the k-th best score
 # found, no older episode can enter the top k.
 MAX_RELEVANCE = 1.0
-KEYWORD_WEIGHT = 0.8  # share of keyword overlap in relevance; the rest is token_set_ratio
-TYPO_CUTOFF = 85.0  # rapidfuzz ratio at which a query term matches a misspelt stored term
-TYPO_CREDIT = 0.8  # a typo match counts this much of an exact match
-_TYPO_MIN_LENGTH = 5
-_WORD = re.compile(r"[^\W_]+")
-_STOPWORDS = """
-a about above after all also am an and any are as at be been being before but by can could did do does doing
-for from had has have he her here hers him his how i if in into is it its just me might mine more most my no
-nor not now of off on once only or other our ours out over own please same she should so some such than that
-the their theirs them then there these they this those through to too under until up very was we were what
-when where which while who whom whose why will with would you your yours
-"""
-STOPWORDS = frozenset(_STOPWORDS.split())
-# A fact's subject adds its distinctive word, so "what are my goals?" finds every goal.
-SUBJECT_WORDS = {
-    "user_preference": "preference",
-    "user_attribute": "attribute",
-    "account_state": "account",
-    "constraint": "constraint",
-    "past_action": "action",
-    "goal": "goal",
-}
-
-
-@lru_cache(maxsize=1 << 16)  # a store has far fewer distinct words than words; stemming each once is enough
-def stem(word: str) -> str:
-    """Light suffix stemming (plural, -ing, -ed, -ment, final e): 'investing' and 'invested' → 'invest'."""
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed", "ment"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # shipped → shipp → ship
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]  # save, saving, saved → sav
-    return word
-
-
-def _words(text: str) -> list[str]:
-    folded = text.casefold()
-    if not folded.isascii():  # fold accents (é → e) only where there are any: most text is ASCII
-        folded = "".join(ch for ch in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(ch))
-    return _WORD.findall(folded)
-
-
-def _kept(word: str, keep_stopwords: bool = False) -> bool:
-    return (len(word) > 1 or word.isdigit()) and (keep_stopwords or word not in STOPWORDS)
-
-
-def terms(text: str, keep_stopwords: bool = False) -> list[str]:
-    """Normalised, stemmed words of `text`: case, accents and punctuation folded; stop words dropped."""
-    return [stem(w) for w in _words(text) if _kept(w, keep_stopwords)]
-
-
-def term_set(text: str) -> frozenset[str]:
-    """The distinct terms of `text` (what a document needs), stemming each distinct word once."""
-    return frozenset(stem(w) for w in set(_words(text)) if _kept(w))
-
-
-@dataclass(frozen=True, slots=True)
-class Document:
-    """A fact or an episode as the scorer sees it: its set of terms (and a fact's key terms)."""
-
-    terms: frozenset[str]
-    key_terms: tuple[str, ...] = ()
-
-    @property
-    def text(self) -> str:
-        return " ".join(sorted(self.terms))
-
-
-def fact_document(fact: Fact) -> Document:
-    """What a fact is about: its key, value and subject."""
-    key_terms = tuple(terms(fact.key.replace("_", " "), keep_stopwords=True))
-    words = term_set(f"{fact.key.replace('_', ' ')} {fact.value} {SUBJECT_WORDS.get(fact.subject, '')}")
-    return Document(words | frozenset(key_terms), key_terms)
-
-
-def episode_document(episode: Episode) -> Document:
-    """What an episode is about: summary, events, entities and the facts it proposes or invalidates."""
-    parts = [episode.summary, *episode.events, *episode.entities]
-    parts += [f"{f.key.replace('_', ' ')} {f.value}" for f in episode.facts]
-    parts += [f"{i.key.replace('_', ' ')} {i.reason}" for i in episode.invalidates]
-    return Document(term_set(" ".join(parts)))
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    """A prepared query: its terms, their rarity weights, and the stored terms that are typos of them."""
-
-    text: str
-    terms: tuple[str, ...]
-    weights: dict[str, float] = field(default_factory=dict)
-    typos: dict[str, dict[str, float]] = field(default_factory=dict)
-
-    @property
-    def everything(self) -> bool:
-        """A blank query matches every item (useful with --since)."""
-        return not self.text.strip()
-
-
-class Corpus(Protocol):
-    """What scoring needs to know about the documents competing with each other (one kind, in range).
-
-    Two implementations must agree: `DocumentCorpus` (documents in memory) and the index's.
-    """
-
-    @property
-    def total(self) -> int:
-        """How many documents compete."""
-        ...
-
-    def frequencies(self, terms: Sequence[str]) -> Mapping[str, int]:
-        """In how many documents each of `terms` occurs (document frequency)."""
-        ...
-
-    def vocabulary(self) -> Iterable[str]:
-        """Stored terms that typos of query terms are looked up among (a superset is fine)."""
-        ...
-
-
-class DocumentCorpus:
-    """A Corpus over documents held in memory."""
-
-    def __init__(self, documents: Iterable[Document]) -> None:
-        self._frequency: Counter[str] = Counter()
-        self._total = 0
-        for doc in documents:
-            self._frequency.update(doc.terms)
-            self._total += 1
-
-    @property
-    def total(self) -> int:
-        return self._total
-
-    def frequencies(self, terms: Sequence[str]) -> Mapping[str, int]:
-        return {t: self._frequency[t] for t in terms}
-
-    def vocabulary(self) -> Iterable[str]:
-        return self._frequency.keys()
-
-
-def prepare(text: str, corpus: Corpus) -> Query:
-    """Prepare `text` against the competing documents: idf weights (BM25's) and typo variants of each term."""
-    from rapidfuzz import fuzz, process
-
-    found = terms(text) or terms(text, keep_stopwords=True)  # "what is it" still searches for something
-    unique = tuple(dict.fromkeys(found))
-    frequency = corpus.frequencies(unique)
-    total = corpus.total
-    # A term stored nowhere weighs like the rarest stored term, so it does not drown the terms that match.
-    weights = {
-        t: math.log(1 + (total - max(frequency.get(t, 0), 1) + 0.5) / (max(frequency.get(t, 0), 1) + 0.5))
-        for t in unique
-    }
-    candidates = [t for t in unique if len(t) >= _TYPO_MIN_LENGTH and t.isalpha()]
-    vocabulary = [t for t in corpus.vocabulary() if t.isalpha()] if candidates else []
-    typos: dict[str, dict[str, float]] = {}
-    for term in candidates:
-        hits = process.extract(term, vocabulary, scorer=fuzz.ratio, score_cutoff=TYPO_CUTOFF, limit=None)
-        typos[term] = {word: TYPO_CREDIT * score / 100 for word, score, _ in hits if word != term}
-    return Query(text, unique, weights, typos)
-
-
-def matching_terms(query: Query) -> frozenset[str]:
-    """Stored terms that make a document relevant: the query's terms and their typo variants.
-
-    Invariant (relied on by the index): a document holding none of these scores 0 unless its key
-    terms are all in the query (a key hit), so only documents holding one need scoring.
-    """
-    found = set(query.terms)
-    for variants in query.typos.values():
-        found.update(variants)
-    return frozenset(found)
-
-
-@dataclass(frozen=True, slots=True)
-class Relevance:
-    """How well one document answers the query, and why."""
-
-    score: float
-    keyword: float = 0.0
-    fuzzy: float = 0.0
-    key_hit: bool = False
-    matched: tuple[str, ...] = ()
-
-
-def score_document(query: Query, doc: Document) -> Relevance:
-    """Relevance of one document: idf-weighted share of query terms found (typos count part), then fuzz.
-
-    The one place that decides relevance; an index or better scorer can replace it later.
-    """
-    from rapidfuzz import fuzz
-
-    if query.everything:
-        return Relevance(1.0, 1.0, 1.0)
-    key_hit = bool(doc.key_terms) and set(doc.key_terms) <= set(query.terms)
-    total = sum(query.weights.values())
-    gained = 0.0
-    matched: list[str] = []
-    for term in query.terms:
-        credit = 1.0 if term in doc.terms else _typo_credit(query, term, doc)
-        if credit:
-            gained += credit * query.weights[term]
-            matched.append(term)
-    keyword = gained / total if total else 0.0
-    if keyword == 0.0 and not key_hit:
-        return Relevance(0.0)
-    fuzzy = fuzz.token_set_ratio(" ".join(query.terms), doc.text, processor=None) / 100
-    score = KEYWORD_WEIGHT * keyword + (1 - KEYWORD_WEIGHT) * fuzzy
-    return Relevance(score + (1.0 if key_hit else 0.0), keyword, fuzzy, key_hit, tuple(matched))
-
-
-def _typo_credit(query: Query, term: str, doc: Document) -> float:
-    return max((credit for word, credit in query.typos.get(term, {}).items() if word in doc.terms), default=0.0)
+CONTEXT_WEIGHT = 0.5  # share of the best neighbour's relevance an episode of the same session gains
+CONTEXT_SPAN = 2  # neighbours: up to this many episodes either side in the session's time order
 
 
 def decay(age_days: float, half_life_days: float) -> float:
@@ -311,6 +116,8 @@ class Item:
         parts = ["key hit"] if self.relevance.key_hit else []
         if self.relevance.matched:
             parts.append("matched " + ", ".join(self.relevance.matched))
+        if self.relevance.context:
+            parts.append(f"next to a match in its session ({self.relevance.context:.2f})")
         if self.episode is not None and self.age_days is not None:
             parts.append(f"{self.age_days:.1f} days old, decay ×{self.decay:.3f}")
         return "; ".join(parts) or "no query: everything in range"
@@ -330,6 +137,10 @@ class Item:
             relevance=round(self.relevance.score, 4),
             keyword=round(self.relevance.keyword, 4),
             fuzzy=round(self.relevance.fuzzy, 4),
+            coverage=round(self.relevance.coverage, 4),
+            frequency=round(self.relevance.frequency, 4),
+            passage=round(self.relevance.passage, 4),
+            context=round(self.relevance.context, 4),
             key_hit=self.relevance.key_hit,
             matched=list(self.relevance.matched),
             decay=round(self.decay, 4),
@@ -367,7 +178,7 @@ def in_range(episode: Episode, options: Options, reference: str) -> bool:
 
 
 class EpisodeSource(Protocol):
-    """In-range episodes supplied by an index instead of ScopeMemory lists (memfiles.index implements it)."""
+    """In-range episodes supplied by an index instead of ScopeMemory lists (memfiles.indexed implements it)."""
 
     @property
     def corpus(self) -> Corpus:
@@ -376,6 +187,10 @@ class EpisodeSource(Protocol):
 
     def newest_first(self, terms: frozenset[str] | None) -> Iterable[tuple[str, Episode, Document]]:
         """(scope, episode, document) of in-range episodes holding any of `terms` (all when None), newest first."""
+        ...
+
+    def session(self, scope: str, session: str) -> list[tuple[Episode, Document]]:
+        """Every in-range episode of one scope's session, with its document (any order)."""
         ...
 
 
@@ -406,19 +221,25 @@ def rank(
             continue
         # Rarity is measured within each kind, so asking for facts only does not change their scores.
         documents = {id(item): _documents(item) for item in items}
-        prepared = prepare(query, DocumentCorpus(d for docs in documents.values() for d in docs))
-        kept = [item for item in items if _scored(item, documents[id(item)], prepared, options, reference)]
+        prepared = prepare(query, DocumentCorpus(d for docs in documents.values() for d in docs), reference)
+        for item in items:
+            item.relevance = max((score_document(prepared, d) for d in documents[id(item)]), key=lambda r: r.score)
+        near = neighbours(items) if items is episodes else {}
+        kept = [item for item in items if _finish(item, near.get(id(item), 0.0), options, reference)]
         chosen += _best(kept, limit, scope_order)
     if indexed is not None and options.kind in ("all", "episodes"):
         chosen += _rank_indexed(indexed, query, options, reference, scope_order)
     return chosen
 
 
-def _scored(item: Item, documents: list[Document], prepared: Query, options: Options, reference: str) -> bool:
-    """Score `item` in place; False when it is below the threshold."""
-    item.relevance = max((score_document(prepared, d) for d in documents), key=lambda r: r.score)
-    if not item.relevance.key_hit and (item.relevance.score <= 0 or item.relevance.score < options.min_score):
-        return False
+def _finish(item: Item, near: float, options: Options, reference: str) -> bool:
+    """Add session context and decay to a scored item; False when its own relevance is below the threshold."""
+    relevance = item.relevance
+    if not relevance.key_hit and (relevance.score <= 0 or relevance.score < options.min_score):
+        return False  # the threshold applies to an item's own relevance: context cannot lift noise
+    if near:
+        gain = CONTEXT_WEIGHT * near * (1 - relevance.score)  # stays at most 1
+        item.relevance = replace(relevance, score=relevance.score + gain, context=near)
     if item.episode is not None:
         item.age_days = clock.age_days(item.episode.started_at, reference)
         item.decay = decay(item.age_days, options.half_life_days)
@@ -436,22 +257,64 @@ def _rank_indexed(
     source: EpisodeSource, query: str, options: Options, reference: str, scope_order: dict[str, int]
 ) -> list[Item]:
     """Episodes from an index: only those holding a matching term are scored, newest first, until none can win."""
-    prepared = prepare(query, source.corpus)
+    prepared = prepare(query, source.corpus, reference)
     wanted = None if prepared.everything else matching_terms(prepared)  # the INVARIANT of matching_terms
     kept: list[Item] = []
     best: list[float] = []  # the k highest scores so far (a min-heap)
+    sessions: dict[tuple[str, str], list[tuple[str, str, float]]] = {}
     for scope, episode, document in source.newest_first(wanted):
         if len(best) >= options.k_episodes:
             ceiling = MAX_RELEVANCE * decay(clock.age_days(episode.started_at, reference), options.half_life_days)
             if ceiling * (1 + 1e-9) < best[0]:
                 break  # see MAX_RELEVANCE: every older episode decays at least as much
-        item = Item("episode", scope, 0.0, Relevance(0.0), episode=episode)
-        if _scored(item, [document], prepared, options, reference):
+        item = Item("episode", scope, 0.0, score_document(prepared, document), episode=episode)
+        near = 0.0
+        if item.relevance.score > 0 and episode.session:
+            key = (scope, episode.session)
+            if key not in sessions:  # the session in time order, each episode with its own relevance
+                members = source.session(scope, episode.session)
+                sessions[key] = sorted((e.started_at, e.id, score_document(prepared, d).score) for e, d in members)
+            near = _near(sessions[key], episode)
+        if _finish(item, near, options, reference):
             kept.append(item)
             heapq.heappush(best, item.score)
             if len(best) > options.k_episodes:
                 heapq.heappop(best)
     return _best(kept, options.k_episodes, scope_order)
+
+
+def _near(group: list[tuple[str, str, float]], episode: Episode) -> float:
+    """The best relevance among the CONTEXT_SPAN episodes either side of `episode` in its session (as `neighbours`)."""
+    if len(group) < 2:
+        return 0.0
+    n = next(i for i, (when, ident, _score) in enumerate(group) if ident == episode.id and when == episode.started_at)
+    around = [score for _w, _i, score in group[max(0, n - CONTEXT_SPAN) : n] + group[n + 1 : n + 1 + CONTEXT_SPAN]]
+    return max(around)
+
+
+def neighbours(items: list[Item]) -> dict[int, float]:
+    """For each scored episode, the best relevance among its session's neighbours (by `id(item)`).
+
+    Neighbours are the CONTEXT_SPAN episodes before and after it in the same scope and session, in
+    time order: a turn that answers a question often shares no word with it, but the turn before
+    does. Only episodes that already match (relevance above 0) get a value, so a document holding no
+    matching term still scores 0, and a neighbour holding none contributes 0.
+    """
+    sessions: dict[tuple[str, str], list[Item]] = {}
+    for item in items:
+        if item.episode is not None and item.episode.session:
+            sessions.setdefault((item.scope, item.episode.session), []).append(item)
+    near: dict[int, float] = {}
+    for group in sessions.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda i: (i.date, i.id))
+        scores = [i.relevance.score for i in group]
+        for n, item in enumerate(group):
+            if scores[n] > 0:
+                around = scores[max(0, n - CONTEXT_SPAN) : n] + scores[n + 1 : n + 1 + CONTEXT_SPAN]
+                near[id(item)] = max(around)
+    return near
 
 
 def _documents(item: Item) -> list[Document]:

@@ -31,8 +31,13 @@ _DATA_PARAMS = re.compile(
 _BLOB = re.compile(r"[A-Za-z0-9+/=_-]{32,}|(?:%[0-9A-Fa-f]{2}){6,}")
 
 
+_SPECIAL = re.compile(r"[{$<\[%?#]")  # every slot, query or fragment needs one of these
+
+
 def _carries(url: str) -> str | None:
     """Why `url` carries data ("slot", "data parameter", "long segment", "query"), or None."""
+    if not _SPECIAL.search(url) and not _BLOB.search(url):
+        return None  # the common case: a plain page address
     if _SLOT.search(url):
         return "slot"
     try:
@@ -49,43 +54,68 @@ def _carries(url: str) -> str | None:
     return None
 
 
-def _images(line: str) -> Iterator[tuple[int, int]]:
+# (start, end, kind, why the URL carries data) for every image and link of a line. The four URL rules
+# run one after another on the same line object, so the last line's parse is kept (by identity).
+_Parsed = list[tuple[int, int, str, str | None]]
+_last: tuple[str, _Parsed] = ("", [])
+
+
+def _parse(line: str) -> _Parsed:
+    global _last
+    cached = _last
+    if cached[0] is line:
+        return cached[1]
+    found: _Parsed = []
+    images = []
     for match in _IMAGE.finditer(line):
-        yield match.start(), match.end()
+        images.append(match.span())
+        found.append((match.start(), match.end(), "image", _carries(match.group("url") or match.group("src"))))
+    for match in _LINK.finditer(line):
+        if any(start <= match.start() < end for start, end in images):
+            continue
+        url = match.group("url") or match.group("ref") or match.group("bare") or ""
+        found.append((match.start(), match.end(), "link", _carries(url)))
+    _last = (line, found)
+    return found
+
+
+def _images(line: str) -> Iterator[tuple[int, int]]:
+    for start, end, kind, _why in _parse(line):
+        if kind == "image":
+            yield start, end
 
 
 def _data_images(line: str) -> Iterator[tuple[int, int]]:
-    for match in _IMAGE.finditer(line):
-        name = "url" if match.group("url") else "src"
-        if _carries(match.group(name)):
-            yield match.start(), match.end()
+    for start, end, kind, why in _parse(line):
+        if kind == "image" and why:
+            yield start, end
 
 
 def _data_links(line: str) -> Iterator[tuple[int, int]]:
-    images = [m.span() for m in _IMAGE.finditer(line)]
-    for match in _LINK.finditer(line):
-        if any(start <= match.start() < end for start, end in images):
-            continue
-        url = match.group("url") or match.group("ref") or match.group("bare") or ""
-        if _carries(url) in ("slot", "data parameter"):
-            yield match.start(), match.end()
+    for start, end, kind, why in _parse(line):
+        if kind == "link" and why in ("slot", "data parameter"):
+            yield start, end
 
 
 def _query_links(line: str) -> Iterator[tuple[int, int]]:
-    images = [m.span() for m in _IMAGE.finditer(line)]
-    for match in _LINK.finditer(line):
-        if any(start <= match.start() < end for start, end in images):
-            continue
-        url = match.group("url") or match.group("ref") or match.group("bare") or ""
-        if _carries(url) in ("long segment", "query"):
-            yield match.start(), match.end()
+    for start, end, kind, why in _parse(line):
+        if kind == "link" and why in ("long segment", "query"):
+            yield start, end
 
 
-# Anchors (Rule.anchors) over the lower-cased text.
-ANCHORS = [
-    *words("www. data: requests. httpx. session. aiohttp client. urlopen curl wget nc$ ncat netcat bash sh$"),
-    *words("smtplib os. scp rsync // <img /dev/tcp .connect .sendall .sendto .storbinary"),
-]
+# Anchors (Rule.anchors, syntax in memfiles.prefilter): URLs contain `//` or start with `www.`.
+_URL_ANCHORS = ["//", "www"]
+ANCHORS: dict[str, list[str]] = {
+    "MEM401": _URL_ANCHORS,
+    "MEM402": _URL_ANCHORS,
+    "MEM403": _URL_ANCHORS,
+    "MEM404": _URL_ANCHORS,
+    "MEM405": ["data$"],
+    "MEM406": words(
+        """post$ put$ patch$ curl$ wget$ nc$ ncat$ netcat$ /dev/tcp sh$ bash$ connect$ sendall$ sendto$
+        storbinary$ smtplib dup2$ scp$ rsync$ urlopen"""
+    ),
+}
 
 RULES: list[Rule] = [
     Rule(
@@ -171,4 +201,4 @@ RULES: list[Rule] = [
     ),
 ]
 
-RULES = [replace(rule, anchors=tuple(ANCHORS)) for rule in RULES]
+RULES = [replace(rule, anchors=tuple(ANCHORS[rule.code])) for rule in RULES]

@@ -9,9 +9,10 @@ memory needs them, and the write guard refuses them too.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
-from memfiles.findings import ERROR, Check, Rule
+from memfiles.findings import ERROR, WARNING, Check, Rule, words
 
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad\u034f\u115f\u1160\u3164\uffa0\u2800"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
@@ -30,17 +31,71 @@ _CONTROL_RUN = re.compile(f"[{_CONTROLS}]+")
 _FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
 
 
+def _is_emoji(ch: str) -> bool:
+    return ch == "\ufe0f" or unicodedata.category(ch) == "So" or 0x1F3FB <= ord(ch) <= 0x1F3FF
+
+
+def _emoji_joiner(line: str, start: int, end: int) -> bool:
+    """Whether line[start:end] is one ZWJ between two emoji characters."""
+    return (
+        line[start:end] == "\u200d"
+        and start > 0
+        and end < len(line)
+        and _is_emoji(line[start - 1])
+        and _is_emoji(line[end])
+    )
+
+
 def _check(pattern: re.Pattern[str]) -> Check:
     def check(line: str) -> Iterator[tuple[int, int]]:
         flags = [m.span() for m in _FLAG_TAGS.finditer(line)] if pattern is _TAG_RUN else []
         for match in pattern.finditer(line):
             if pattern is _ZERO_WIDTH_RUN and match.start() == 0 and match.group(0) == "\ufeff":
                 continue  # a byte-order mark at the start of a file is an encoding detail, not hidden text
+            if pattern is _ZERO_WIDTH_RUN and _emoji_joiner(line, match.start(), match.end()):
+                continue  # a zero-width joiner inside an emoji sequence (🧘‍♂️, 👩‍💻) is how emoji are spelt
             if any(start < match.start() and match.end() <= end for start, end in flags):
                 continue
             yield match.start(), match.end()
 
     return check
+
+
+# Letter-like symbols: regional indicators, circled and parenthesised letters, squared letters, and the
+# mathematical alphanumerics (bold, italic, script, fraktur, double-struck, monospace … letters).
+_LETTER_SYMBOLS = "\U0001f1e6-\U0001f1ff\u249c-\u24e9\U0001f130-\U0001f189\U0001d400-\U0001d6a3"
+_STYLED_RUN = re.compile(f"[{_LETTER_SYMBOLS}](?: ?[{_LETTER_SYMBOLS}]){{2,}}")
+_REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]+")
+# Two regional indicators make a flag when they spell an ISO 3166-1 country code (or EU, UN).
+_FLAGS = frozenset(
+    words(
+        """AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY
+    BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET EU FI FJ FK
+    FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS
+    IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM
+    MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS
+    PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK
+    TL TM TN TO TR TT TV TW TZ UA UG UM UN US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW"""
+    )
+)
+
+
+def _flags_only(run: str) -> bool:
+    """True when every group of regional indicators in `run` reads as a sequence of country flags."""
+    stripped = _REGIONAL.sub("", run).replace(" ", "")
+    if stripped:
+        return False
+    for group in _REGIONAL.findall(run):
+        letters = "".join(chr(ord(c) - 0x1F1E6 + ord("A")) for c in group)
+        if len(letters) % 2 or any(letters[i : i + 2] not in _FLAGS for i in range(0, len(letters), 2)):
+            return False
+    return True
+
+
+def _styled(line: str) -> Iterator[tuple[int, int]]:
+    for match in _STYLED_RUN.finditer(line):
+        if not _flags_only(match.group(0)):
+            yield match.start(), match.end()
 
 
 def decode_tags(text: str) -> str:
@@ -96,5 +151,18 @@ RULES: list[Rule] = [
         view="raw",
         example="prefers email\x1b[8m hidden",
         near_miss="prefers email\tover SMS",
+    ),
+    Rule(
+        "MEM206",
+        WARNING,
+        "styled-letters",
+        "words spelled in letter-like symbols (regional-indicator letters that are not flags, circled, squared or "
+        "mathematical letters)",
+        "the model reads them as ordinary letters while a keyword filter, and often a reviewer, does not",
+        "write the words in plain letters",
+        _styled,
+        view="raw",
+        example="how to \U0001f1f5\U0001f1ee\U0001f1e8\U0001f1f0 a lock",
+        near_miss="flags \U0001f1e8\U0001f1e6\U0001f1eb\U0001f1f7 on the team page",
     ),
 ]

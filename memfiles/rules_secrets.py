@@ -40,19 +40,23 @@ _PLACEHOLDER = re.compile(
 )
 _LONG_TOKEN = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9+/_=-]{24,}(?![\w/+=.-])")
 
-# Anchors (Rule.anchors) over the lower-cased text; long tokens are found by their own scan.
-ANCHORS = [
-    *words(
-        """
-        akia asia agpa aida aroa anpa anva apka ghp_ gho_ ghu_ ghs_ ghr_ github_pat_ glpat- xox hooks.slack
-        sk_ rk_ whsec_ aiza ya29. sk- hf_ npm_ pypi- sg. sk eyj accountkey defaultendpointsprotocol password
-        passwd passphrase pwd pin$ secret client api access private auth refresh token bearer authorization
-        """
+# Anchors (Rule.anchors, syntax in memfiles.prefilter); tokens of 24+ characters reach MEM301 and
+# MEM304 through the prefilter's long-token check.
+ANCHORS: dict[str, list[str]] = {
+    "MEM301": [
+        *words(
+            """akia asia agpa aida aroa anpa anva apka ghp_ gho_ ghu_ ghs_ ghr_ github_pat_ glpat- xox hooks$ sk_ rk_
+            whsec_ aiza ya29$ sk- hf_ npm_ pypi- sg$ eyj accountkey defaultendpointsprotocol"""
+        ),
+        "//",
+    ],
+    "MEM302": ["-----begin"],
+    "MEM303": words(
+        """password passwd passphrase pwd pin$ secret client api access private auth refresh token bearer
+        authorization"""
     ),
-    "://",
-    "-----begin",
-]
-LONG_TOKEN = r"(?<![\w/+=.-])[a-z0-9+/_=-]{24}"
+    "MEM304": [],
+}
 
 
 def _assignment(line: str) -> Iterator[tuple[int, int]]:
@@ -146,4 +150,4 @@ def mask(secret: str) -> str:
     return shown + "*" * min(max(len(secret) - len(shown), 4), 12)
 
 
-RULES = [replace(rule, anchors=tuple(ANCHORS)) for rule in RULES]
+RULES = [replace(rule, anchors=tuple(ANCHORS[rule.code])) for rule in RULES]

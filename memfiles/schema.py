@@ -103,6 +103,33 @@ class RecallModel(BaseModel):
         return self.text
 
 
+class ConsolidationModel(BaseModel):
+    """What consolidation did (or would do, on a dry run) to one scope (`mem consolidate --json`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scope: str
+    now: str
+    dry_run: bool
+    committed: bool
+    extractor: str | None
+    episodes: int
+    expired: int
+    superseded: int
+    added: int
+    reinforced: int
+    conflicts: int
+    refused: int
+    compressed: int
+    bytes_before: int
+    bytes_after: int
+    changes: list[str]
+    refusals: list[str]
+    notes: list[str]
+    written: list[str]
+    removed: list[str]
+
+
 class CandidateFactModel(BaseModel):
     """A candidate fact inside an episode (`--fact KEY=VALUE`)."""
 

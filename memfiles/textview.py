@@ -31,13 +31,14 @@ _HOMOGLYPHS = str.maketrans(
         "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z", "ı": "i", "ȷ": "j", "ſ": "s",
     }
 )  # fmt: skip
-_LEET = str.maketrans(
+LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", "$": "s"}
 )
 # A word mixing letters with leet digits (`1gn0r3`, `h4x`), or letters spelled out one by one.
 _LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-z][\w@$]*[a-z])(?=[\w@$]*[013457895@$])[a-z0-9@$]{3,}(?![\w@$])")
 _SPACED = re.compile(r"(?<![^\W\d_])[^\W\d_](?:[ .\-_*·/|][^\W\d_]){2,}(?![^\W\d_])")
-_NEEDS_WORK = re.compile(r"[0-9@$][a-z]|[a-z][0-9@$]|(?<![a-z])[a-z][ .\-_*·/|][a-z][ .\-_*·/|][a-z](?![a-z])")
+_LEET_CHARS = re.compile(r"[0-9@$]")
+_SPACED_ASCII = re.compile(r"(?<![a-z])[a-z][ .\-_*/|][a-z][ .\-_*/|][a-z](?![a-z])")
 _DROP_CATEGORIES = ("Cf", "Mn", "Me", "Cs", "Co", "Cn")
 
 
@@ -54,22 +55,24 @@ def _fold_char(char: str) -> str:
 
 def fold(line: str) -> tuple[str, list[int] | None]:
     """The folded view of `line` and, unless it is column-for-column, the original column of each character."""
+    cols: list[int] | None = None  # None: column-for-column with `line`
     if line.isascii():
         view = line.lower()
-        if not _NEEDS_WORK.search(view):
-            return view, None  # the common case: nothing to undo, columns unchanged
-        chars = list(view)
-        cols = list(range(len(line)))
+        if not _LEET_CHARS.search(view) and not _SPACED_ASCII.search(view):
+            return view, None  # the common case: nothing to undo
     else:
-        chars, cols = [], []
+        chars: list[str] = []
+        cols = []
         for index, char in enumerate(line):
             folded = char.lower() if char.isascii() else _fold_char(char)
             for piece in folded:
                 chars.append(piece)
                 cols.append(index)
         view = "".join(chars)
-    view = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), view)
+    view = _LEET_WORD.sub(lambda m: m.group(0).translate(LEET), view)  # one letter for one: columns kept
     if _SPACED.search(view):
+        if cols is None:
+            cols = list(range(len(view)))
         chars2: list[str] = []
         cols2: list[int] = []
         position = 0

@@ -66,7 +66,18 @@ WORDS = [
     "café",
     "naïve",
 ]
-QUERIES = ["refund", "toronto invoice", "warranty claim", "investing bonus", "", "recieve refnd", "café", "what is it"]
+QUERIES = [
+    "refund",
+    "toronto invoice",
+    "warranty claim",
+    "investing bonus",
+    "",
+    "recieve refnd",
+    "café",
+    "what is it",
+    "when did we talk about the refund in May 2026?",  # date terms (hex-spelled in the index)
+    "invoice last week",  # a relative date, counted from now or --as-of
+]
 RANGES = [
     {},
     {"since": "90d"},
@@ -84,12 +95,13 @@ def make_episode(rng: random.Random, scope: Scope, number: int) -> Episode:
     if rng.random() < 0.15:
         when = when[:10]  # date-only starts cover their whole day
     summary = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(5, 30))) + "."
+    session = f"s-{number // 4}" if number % 9 else None  # several turns a session: recall's session context
     return Episode(
-        id=episodes.episode_id(str(scope), f"s-{number}", when, summary),
+        id=episodes.episode_id(str(scope), session, when, summary),
         scope=str(scope),
         started_at=when,
         summary=summary,
-        session=f"s-{number}",
+        session=session,
         entities=[rng.choice(WORDS)] if rng.random() < 0.5 else [],
         events=[" ".join(rng.sample(WORDS, 3))],
         outcome=rng.choice(episodes.OUTCOMES),
@@ -324,6 +336,17 @@ def test_episode_names_are_recognised_as_the_file_scan_does(start: str, end: str
 
     name = start + end
     assert is_episode_name(name) == (_EPISODE_FILE.fullmatch(name) is not None and name != DIGEST_NAME)
+
+
+def test_session_context_is_the_same_with_the_index(store: HomeContext) -> None:
+    """Episodes gain from their session's neighbours; the index finds the same neighbours as the files."""
+    lifted = [
+        item
+        for query in ("refund", "toronto invoice", "warranty claim")
+        for item in same(store, query, kind="episodes", half_life=0.0, k=20)
+        if item.get("context")
+    ]
+    assert lifted, "no recalled episode was lifted by its session: the equality above would not cover context"
 
 
 def test_a_scope_without_episodes_gets_no_index_file(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

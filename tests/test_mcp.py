@@ -79,6 +79,14 @@ def test_the_default_scope_comes_from_the_server_then_mem_user(home: Path, monke
         Tools(open_context(home), user="../x")
 
 
+def test_a_server_started_for_one_scope_cannot_open_another(home: Path) -> None:
+    pinned = Tools(open_context(home), user="alice")
+    assert str(pinned.scope("user:alice")) == "user:alice"
+    with pytest.raises(ScopeError, match=r"serves only user:alice .* cannot open user:bob"):
+        pinned.scope("user:bob")
+    assert str(Tools(open_context(home)).scope("user:bob")) == "user:bob"  # unpinned: any scope of the home
+
+
 def test_mem_mcp_without_the_extra_says_how_to_install_it(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "mcp", None)  # `import mcp…` now fails as if it were not installed
     monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)

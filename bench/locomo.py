@@ -1,0 +1,350 @@
+"""LoCoMo retrieval benchmark: does `mem recall` bring back the turns that answer a question?
+
+Each LoCoMo conversation becomes a fresh memory home, written through the real guarded write path
+(`memfiles.writepath.add_episodes`, one batch and one commit per conversation), in one of two modes:
+- `session`: each session is one episode (its real date, both speakers as entities, every turn a
+  "Speaker: text" line of the body);
+- `turn`: each turn is its own episode (its session's date plus 10 seconds per turn, the speaker as
+  entity, the session number as `session`).
+For every question with evidence, recall runs through the Python layer (`memfiles.recall.rank` on the
+episodes read back with `memfiles.retrieve.read_episodes`) with "now" just after the last session,
+and scores recall@k: the share of the episodes holding the evidence dialog ids that are in the top k.
+A plain Okapi BM25 (bench/bm25.py) over the same episode texts runs in the same process.
+Adversarial questions (category 5) have nothing to find: they report how often the block is empty.
+
+    python bench/locomo.py [DATA] [--mode turn --mode session] [--half-life 30 --half-life 0] [--json FILE]
+
+Built homes are cached under --cache (default /tmp/memfiles-bench-<uid>/locomo), keyed by the
+conversation, the mode and BUILD; delete the folder (or bump BUILD) when the episode layout changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bm25 import BM25
+
+from memfiles import clock
+from memfiles.errors import RefusedError
+from memfiles.home import open_context
+from memfiles.layout import Scope
+from memfiles.recall import MIN_SCORE, Item, Options, Relevance, ScopeMemory, rank
+from memfiles.render import block
+from memfiles.retrieve import DEFAULT_K_EPISODES, read_episodes, recall
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo_dev.json"
+DEFAULT_CACHE = Path("/tmp") / f"memfiles-bench-{os.getuid()}" / "locomo"
+BUILD = "1"  # bump when the episodes a conversation becomes change: cached homes are then rebuilt
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+ADVERSARIAL = 5
+KS = (1, 3, 5, 10)
+TURN_SECONDS = 10
+MODES = ("turn", "session")
+_DIA = re.compile(r"D:?(\d+):(\d+)")
+
+
+@dataclass(slots=True)
+class Unit:
+    """One episode as the bench writes it, and the dialog ids it holds."""
+
+    session: str
+    at: str
+    speakers: list[str]
+    text: str
+    dia_ids: list[str]
+
+
+@dataclass(slots=True)
+class Built:
+    """A conversation's home, its units, and which unit each recorded episode came from."""
+
+    root: Path
+    scope: Scope
+    units: list[Unit]
+    unit_of: dict[str, int]
+    refused: list[str] = field(default_factory=list)
+
+
+_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %B %d, %Y", "%d %B, %Y", "%d %B %Y")
+
+
+def parse_date(text: str) -> datetime:
+    """LoCoMo's session time, e.g. '1:56 pm on 8 May, 2023' (or an ISO date), as a UTC datetime."""
+    cleaned = " ".join(text.split())
+    for layout in _DATE_FORMATS:
+        try:
+            return datetime.strptime(cleaned, layout).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return clock.to_datetime(clock.parse_when(cleaned))  # raises a UsageError naming the text
+
+
+def when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sessions(conversation: dict[str, Any]) -> list[tuple[int, datetime, list[dict[str, Any]]]]:
+    """(number, start, turns) of every session that has turns and a date, in order."""
+    found = []
+    for name, turns in conversation.items():
+        match = re.fullmatch(r"session_(\d+)", name)
+        date = conversation.get(f"{name}_date_time")
+        if match and isinstance(turns, list) and turns and date:
+            found.append((int(match.group(1)), parse_date(date), turns))
+    return sorted(found, key=lambda s: s[0])
+
+
+def units(sample: dict[str, Any], mode: str) -> list[Unit]:
+    """The episodes one conversation becomes in `mode` (turn or session)."""
+    out: list[Unit] = []
+    for number, start, turns in sessions(sample["conversation"]):
+        session = f"session-{number}"
+        if mode == "session":
+            speakers = list(dict.fromkeys(t["speaker"] for t in turns))
+            text = "\n".join(f"{t['speaker']}: {t.get('text', '')}" for t in turns)
+            out.append(Unit(session, when(start), speakers, text, [t["dia_id"] for t in turns]))
+            continue
+        for n, turn in enumerate(turns):
+            at = when(start + timedelta(seconds=TURN_SECONDS * n))
+            text = f"{turn['speaker']}: {turn.get('text', '')}"
+            out.append(Unit(session, at, [turn["speaker"]], text, [turn["dia_id"]]))
+    return out
+
+
+def evidence_ids(evidence: list[str]) -> list[str]:
+    """Dialog ids named by a QA item's evidence ('D8:6; D9:17' and 'D:11:26' are read too)."""
+    return [f"D{a}:{b}" for item in evidence for a, b in _DIA.findall(item)]
+
+
+def build(sample: dict[str, Any], mode: str, cache: Path) -> Built:
+    """The conversation's home in `mode`, built through the write path or reused from the cache."""
+    from memfiles.home import init_home
+    from memfiles.writepath import NewEpisode, add_episodes, validate_episode
+
+    found = units(sample, mode)
+    digest = hashlib.sha256(json.dumps(sample["conversation"], sort_keys=True).encode()).hexdigest()[:12]
+    folder = cache / f"{BUILD}-{mode}-{sample['sample_id']}-{digest}"
+    scope = Scope("user", re.sub(r"[^a-z0-9._-]+", "-", str(sample["sample_id"]).lower()))
+    table = folder / "units.json"
+    if table.is_file():
+        saved = json.loads(table.read_text())
+        return Built(folder / "home", scope, found, saved["unit_of"], saved["refused"])
+    shutil.rmtree(folder, ignore_errors=True)
+    init_home(folder / "home")
+    context = open_context(folder / "home")
+    batch, origin, refused = [], [], []
+    for n, unit in enumerate(found):
+        new = NewEpisode(unit.text, session=unit.session, at=unit.at, entities=unit.speakers)
+        try:
+            validate_episode(new, context.config, scope)
+        except RefusedError as exc:  # the guard refused it: its evidence cannot be found by anyone
+            refused.append(f"{unit.dia_ids[0]}: {exc}")
+            continue
+        batch.append(new)
+        origin.append(n)
+    written = add_episodes(context.paths, context.config, scope, batch)
+    unit_of = {w.episode.id: n for w, n in zip(written, origin, strict=True)}
+    table.write_text(json.dumps({"unit_of": unit_of, "refused": refused}))
+    return Built(folder / "home", scope, found, unit_of, refused)
+
+
+@dataclass(slots=True)
+class Answer:
+    """One system's answer to one question: the units it ranked, its block's tokens, its time."""
+
+    ranked: list[int]
+    tokens: int
+    seconds: float
+
+
+@dataclass(slots=True)
+class Question:
+    category: int
+    relevant: set[int]
+    answers: dict[str, Answer] = field(default_factory=dict)
+
+
+def evaluate(
+    sample: dict[str, Any], built: Built, half_lives: list[float], sample_every: int, min_score: float = MIN_SCORE
+) -> list[Question]:
+    """Every question of one conversation, answered by BM25 and by mem recall at each half-life."""
+    context = open_context(built.root)
+    episodes, problems = read_episodes(context.paths, built.scope)
+    if problems:
+        raise SystemExit(f"{built.root}: {len(problems)} episode files do not parse: {problems[0]}")
+    by_dia = {d: n for n, unit in enumerate(built.units) for d in unit.dia_ids}
+    stored = sorted(set(built.unit_of.values()))
+    bm25 = BM25([built.units[n].text for n in stored])
+    last = max(clock.to_datetime(u.at) for u in built.units)
+    now = when(last + timedelta(hours=1))
+    scope = str(built.scope)
+    memory = [ScopeMemory(scope, [], episodes)]
+    out: list[Question] = []
+    for number, qa in enumerate(sample["qa"]):
+        relevant = {by_dia[d] for d in evidence_ids(qa.get("evidence", [])) if d in by_dia}
+        if not relevant:
+            continue
+        question = Question(int(qa["category"]), relevant)
+        text = str(qa["question"])
+        start = time.perf_counter()
+        top = [stored[n] for n in bm25.top(text, max(KS))]
+        seconds = time.perf_counter() - start
+        question.answers["bm25"] = Answer(top, _bm25_tokens(scope, now, built, top, episodes), seconds)
+        for half_life in half_lives:
+            options = Options(k_episodes=max(KS), kind="episodes", half_life_days=half_life, min_score=min_score)
+            start = time.perf_counter()
+            items = rank(memory, text, now, options)
+            seconds = time.perf_counter() - start
+            tokens = block([scope], now, items[:DEFAULT_K_EPISODES]).tokens if items else 0
+            question.answers[f"mem hl={half_life:g}"] = Answer(
+                [built.unit_of[i.episode.id] for i in items if i.episode], tokens, seconds
+            )
+        if sample_every and number % sample_every == 0:  # the whole read side: files, scoring, rendering
+            os.environ["MEM_NOW"] = now
+            options = Options(
+                k_episodes=DEFAULT_K_EPISODES, kind="episodes", half_life_days=half_lives[0], min_score=min_score
+            )
+            start = time.perf_counter()
+            recall(context, [built.scope], text, options)
+            question.answers["mem recall (files)"] = Answer([], 0, time.perf_counter() - start)
+        out.append(question)
+    return out
+
+
+def _bm25_tokens(scope: str, now: str, built: Built, top: list[int], episodes: list[Any]) -> int:
+    """Tokens of the block BM25's top 3 would render as, for a like-for-like size comparison."""
+    by_unit = {built.unit_of[e.id]: e for e in episodes}
+    items = [Item("episode", scope, 1.0 / (n + 1), Relevance(1.0), episode=by_unit[u]) for n, u in enumerate(top[:3])]
+    return block([scope], now, items).tokens if items else 0
+
+
+def recall_at(question: Question, system: str, k: int) -> float:
+    """The share of the question's evidence episodes in the system's top k."""
+    ranked = question.answers[system].ranked[:k]
+    return len(question.relevant.intersection(ranked)) / len(question.relevant)
+
+
+def hit_at(question: Question, system: str, k: int) -> float:
+    """1 when at least one evidence episode is in the top k (the looser measure some papers report)."""
+    return float(bool(question.relevant.intersection(question.answers[system].ranked[:k])))
+
+
+def summary(questions: list[Question], systems: list[str]) -> dict[str, Any]:
+    """Recall@k per category, the adversarial empty-block rate, block tokens and latency, per system."""
+    result: dict[str, Any] = {}
+    for system in systems:
+        row: dict[str, Any] = {}
+        groups = {name: [q for q in questions if q.category == c] for c, name in CATEGORIES.items()}
+        groups["all (1-4)"] = [q for q in questions if q.category in CATEGORIES]
+        for name, group in groups.items():
+            row[name] = {"n": len(group)} | {
+                f"R@{k}": statistics.fmean(recall_at(q, system, k) for q in group) if group else None for k in KS
+            }
+        everything = groups["all (1-4)"]
+        row["any hit (1-4)"] = {"n": len(everything)} | {
+            f"R@{k}": statistics.fmean(hit_at(q, system, k) for q in everything) if everything else None for k in KS
+        }
+        adversarial = [q for q in questions if q.category == ADVERSARIAL]
+        row["adversarial"] = {
+            "n": len(adversarial),
+            "empty_block_rate": statistics.fmean(not q.answers[system].ranked for q in adversarial)
+            if adversarial
+            else None,
+        }
+        answers = [q.answers[system] for q in questions]
+        row["block_tokens_mean"] = statistics.fmean(a.tokens for a in answers)
+        row["latency_ms"] = _latency([a.seconds for a in answers])
+        result[system] = row
+    timed = [q.answers["mem recall (files)"].seconds for q in questions if "mem recall (files)" in q.answers]
+    result["mem recall (files)"] = {"latency_ms": _latency(timed)} if timed else {}
+    return result
+
+
+def _latency(seconds: list[float]) -> dict[str, float]:
+    ordered = sorted(seconds)
+    return {
+        "p50": round(1000 * ordered[len(ordered) // 2], 2),
+        "p95": round(1000 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
+        "n": len(ordered),
+    }
+
+
+def table(mode: str, info: dict[str, Any], result: dict[str, Any], systems: list[str]) -> str:
+    """The result of one mode as a plain-text table."""
+    lines = [
+        f"## {mode} mode: {info['episodes']} episodes in {info['conversations']} conversations "
+        f"({info['refused']} refused by the guard); {info['questions']} questions with evidence",
+        f"{'system':<16} {'category':<14} {'n':>4} " + " ".join(f"{'R@' + str(k):>6}" for k in KS),
+    ]
+    for system in systems:
+        for name, cell in result[system].items():
+            if isinstance(cell, dict) and "R@1" in cell:
+                values = " ".join(f"{100 * cell[f'R@{k}']:6.1f}" if cell["n"] else f"{'-':>6}" for k in KS)
+                lines.append(f"{system:<16} {name:<14} {cell['n']:>4} {values}")
+    lines.append("")
+    lines.append(f"{'system':<16} {'adversarial empty-block rate':>29} {'block tokens':>13} {'rank ms p50/p95':>16}")
+    for system in systems:
+        row = result[system]
+        empty = row["adversarial"]["empty_block_rate"]
+        rate = f"{100 * empty:.1f}% of {row['adversarial']['n']}" if empty is not None else "-"
+        latency = f"{row['latency_ms']['p50']:.1f}/{row['latency_ms']['p95']:.1f}"
+        lines.append(f"{system:<16} {rate:>29} {row['block_tokens_mean']:>13.0f} {latency:>16}")
+    files = result.get("mem recall (files)", {}).get("latency_ms")
+    if files:
+        lines.append(
+            f"mem recall through files (read + rank + render, k={DEFAULT_K_EPISODES}): "
+            f"p50 {files['p50']:.1f} ms, p95 {files['p95']:.1f} ms over {files['n']} questions"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="?", type=Path, default=DEFAULT_DATA, help="a LoCoMo-format JSON file")
+    parser.add_argument("--mode", action="append", choices=MODES, help="turn and/or session (default both)")
+    parser.add_argument("--half-life", action="append", type=float, help="days; 0 = no decay (default: 30 and 0)")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where built homes are kept")
+    parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations")
+    parser.add_argument("--latency-every", type=int, default=10, help="time full recall on every Nth question")
+    parser.add_argument("--min-score", type=float, default=MIN_SCORE, help="recall's relevance threshold")
+    parser.add_argument("--json", type=Path, help="also write the results as JSON to this file ('-' = stdout)")
+    args = parser.parse_args(argv)
+    samples = json.loads(args.data.read_text(encoding="utf-8"))
+    if args.conversations:
+        samples = samples[: args.conversations]
+    half_lives = args.half_life or [30.0, 0.0]
+    systems = ["bm25"] + [f"mem hl={h:g}" for h in half_lives]
+    report: dict[str, Any] = {"data": str(args.data), "k": list(KS), "modes": {}}
+    for mode in args.mode or list(MODES):
+        questions: list[Question] = []
+        info = {"conversations": len(samples), "episodes": 0, "refused": 0, "questions": 0}
+        for sample in samples:
+            built = build(sample, mode, args.cache)
+            info["episodes"] += len(built.unit_of)
+            info["refused"] += len(built.refused)
+            questions += evaluate(sample, built, half_lives, args.latency_every, args.min_score)
+        info["questions"] = sum(q.category in CATEGORIES for q in questions)
+        result = summary(questions, systems)
+        report["modes"][mode] = {"info": info, "systems": result}
+        print(table(mode, info, result, systems), end="\n\n", flush=True)
+    if args.json:
+        text = json.dumps(report, indent=2) + "\n"
+        sys.stdout.write(text) if str(args.json) == "-" else args.json.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
