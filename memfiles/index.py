@@ -1,7 +1,7 @@
 """The recall index: a rebuildable SQLite cache of each scope's episodes, so recall need not read every file.
 
 Markdown stays the source of truth; the index is derived and git-ignored (`Paths.index_file`, one file
-per scope under `.cache/`). It holds, for every episode file, its stat (size, mtime, inode) and content
+per scope and version under `.cache/`). It holds, for every episode file, its stat (size, mtime, inode) and content
 hash, the parsed Episode, the Document recall scores it by (`recall.episode_document`, stored field by
 field) and an FTS5 posting list of the document's terms, which gives candidates and document
 frequencies without reading the files.
@@ -29,6 +29,7 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -41,6 +42,7 @@ from memfiles.recall import Document
 from memfiles.store import locked, read_memory
 
 INDEX_VERSION = 3  # bump when the schema or what is stored changes
+_OTHER_VERSIONS_KEPT = 7 * 86400  # another version's index unused this long is removed
 RACY_NS = 2_000_000_000  # files modified this close to being read are re-checked by content next time
 _SAME_SECOND = 1024  # doc ids are start-time seconds × this + n, so id order is time order
 _BUSY_MS = 10_000
@@ -154,6 +156,12 @@ _CANARY = Episode(
 )
 
 
+def path_of(paths: Paths, scope: Scope) -> Path:
+    """This version's index file of the scope."""
+    return paths.index_file(scope, fingerprint())
+
+
+@cache
 def fingerprint() -> str:
     """What the stored data depends on: this format, the code that parses and describes episodes and facts."""
     sources = (__file__, recall.__file__, episodes.__file__, memoryfile.__file__, model.__file__, layout.__file__)
@@ -173,7 +181,7 @@ def fingerprint() -> str:
 
 def connect(paths: Paths, scope: Scope, create: bool = True) -> sqlite3.Connection:
     """Open (or create) one scope's index; a file of another version or a corrupt one is rebuilt empty."""
-    path = paths.index_file(scope)
+    path = path_of(paths, scope)
     if not create and not path.exists():
         raise IndexUnavailable(f"{path} does not exist")
     try:
@@ -186,6 +194,7 @@ def connect(paths: Paths, scope: Scope, create: bool = True) -> sqlite3.Connecti
                     _remove(path)
                     conn = _open(path)
                     _create(conn)
+                    _forget_other_versions(paths, scope, older_than=_OTHER_VERSIONS_KEPT)
         return conn
     except (OSError, sqlite3.Error, MemError) as exc:
         raise IndexUnavailable(f"cannot use the recall index {path}: {exc}") from exc
@@ -226,6 +235,22 @@ def _create(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _forget_other_versions(paths: Paths, scope: Scope, older_than: float) -> None:
+    """Remove the scope's index files of other versions not written for `older_than` seconds."""
+    current = path_of(paths, scope)
+    for other in paths.index_files(scope):
+        if other == current:
+            continue
+        try:
+            idle = time.time() - max(
+                Path(f"{other}{s}").stat().st_mtime for s in ("", "-wal") if Path(f"{other}{s}").exists()
+            )
+        except (OSError, ValueError):
+            continue
+        if idle >= older_than:
+            _remove(other)
 
 
 def _remove(path: Path) -> None:
@@ -494,7 +519,7 @@ def memory_facts(conn: sqlite3.Connection, paths: Paths, scope: Scope) -> list[F
 
 def note_written(paths: Paths, scope: Scope, relpaths: Sequence[str]) -> None:
     """After a write: index the months of `relpaths` now, if the scope has an index (never fails the write)."""
-    if not paths.index_file(scope).exists():
+    if not path_of(paths, scope).exists():
         return  # the first recall builds it
     months = sorted({m for m in map(_month_of, relpaths) if m is not None})
     try:
@@ -517,7 +542,8 @@ def _month_of(relpath: str) -> str | None:
 
 def rebuild(paths: Paths, scope: Scope) -> int:
     """Throw away the scope's index and build it again from the files; returns how many files were read."""
-    _remove(paths.index_file(scope))
+    for path in paths.index_files(scope):  # every version's: a person asked for a fresh start
+        _remove(path)
     conn = connect(paths, scope)
     try:
         return refresh(conn, paths, scope)
@@ -527,7 +553,7 @@ def rebuild(paths: Paths, scope: Scope) -> int:
 
 def trouble(paths: Paths, scope: Scope) -> str | None:
     """What is wrong with the scope's index file, if it exists and is corrupt (being behind is normal)."""
-    index_path = paths.index_file(scope)
+    index_path = path_of(paths, scope)
     if not index_path.exists():
         return None
     try:
