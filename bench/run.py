@@ -140,8 +140,8 @@ def recall_at(work: Path, count: int, runs: int, limit: float) -> list[Row]:
     env = environment(home)
     started = time.perf_counter()
     took, build_rss = run_once([MEM, "doctor", "--reindex"], env)  # builds the index from scratch
-    index_file = home / ".cache" / "index" / "user-bench.sqlite3"
-    size = index_file.stat().st_size / 2**20
+    newest = max((home / ".cache" / "index").glob("user-bench.*.sqlite3"), key=lambda p: p.stat().st_mtime)
+    size = sum(Path(f"{newest}{s}").stat().st_size for s in ("", "-wal") if Path(f"{newest}{s}").exists()) / 2**20
     note = f"corpus {'reused' if generated < 5 else f'made in {generated:.0f}s'}"
     rows = [
         Row(

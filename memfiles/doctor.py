@@ -65,7 +65,7 @@ def _indexes(paths: Paths) -> list[Problem]:
         why = index.trouble(paths, scope)
         if why:
             found.append(
-                Problem(paths.relative(paths.index_file(scope)), f"recall index {why}", _rebuilder(paths, scope))
+                Problem(paths.relative(index.path_of(paths, scope)), f"recall index {why}", _rebuilder(paths, scope))
             )
     return found
 
@@ -85,9 +85,9 @@ def reindex(paths: Paths) -> list[str]:
 
     done = []
     for scope in paths.scopes():
-        if paths.episodes_dir(scope).is_dir() or paths.index_file(scope).exists():
+        if paths.episodes_dir(scope).is_dir() or paths.index_files(scope):
             count = index.rebuild(paths, scope)
-            done.append(f"{paths.relative(paths.index_file(scope))}: rebuilt from {count} episode file(s)")
+            done.append(f"{paths.relative(index.path_of(paths, scope))}: rebuilt from {count} episode file(s)")
     return done
 
 

@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 
 from memfiles.episodes import Episode
 from memfiles.errors import FileFormatError
-from memfiles.index import IndexUnavailable, connect, decode_document, decode_episode, memory_facts, refresh, token
+from memfiles.index import (
+    IndexUnavailable,
+    connect,
+    decode_document,
+    decode_episode,
+    memory_facts,
+    path_of,
+    refresh,
+    token,
+)
 from memfiles.layout import Paths, Scope
 from memfiles.model import Fact
 from memfiles.recall import Document
@@ -195,7 +204,7 @@ def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window) -> Inde
     """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable)."""
     conns: list[sqlite3.Connection] = []
     # A scope without episodes needs no index file (a home of 10,000 users with facts only stays lean).
-    indexed = [s for s in scopes if paths.episodes_dir(s).is_dir() or paths.index_file(s).exists()]
+    indexed = [s for s in scopes if paths.episodes_dir(s).is_dir() or path_of(paths, s).exists()]
     try:
         for scope in indexed:
             conns.append(connect(paths, scope))

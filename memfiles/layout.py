@@ -164,9 +164,23 @@ class Paths:
                 found.append((stamp, base / year / month))
         return found
 
-    def index_file(self, scope: Scope) -> Path:
-        """The scope's derived recall index (rebuildable, git-ignored): `.cache/index/<kind>-<id>.sqlite3`."""
-        return self.cache / "index" / f"{scope.kind}-{scope.id}.sqlite3"
+    def index_file(self, scope: Scope, version: str = "") -> Path:
+        """The scope's derived recall index (rebuildable, git-ignored): `.cache/index/<kind>-<id>.<version>.sqlite3`.
+
+        Each version of the index has its own file, so two versions of mem sharing a home (an upgraded
+        CLI beside an older MCP server) do not rebuild each other's index on every recall.
+        """
+        return self.cache / "index" / f"{scope.kind}-{scope.id}{'.' + version if version else ''}.sqlite3"
+
+    def index_files(self, scope: Scope) -> list[Path]:
+        """Every index file of the scope, of any version (see index_file)."""
+        folder = self.cache / "index"
+        pattern = re.compile(re.escape(f"{scope.kind}-{scope.id}") + r"(?:\.[0-9]+-[0-9a-f]{8})?\.sqlite3")
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return []
+        return sorted(folder / name for name in names if pattern.fullmatch(name))
 
     def digest_file(self, episode_file: Path) -> Path:
         """The DIGEST.md of the month folder that holds `episode_file` (where consolidation folds it)."""
