@@ -88,3 +88,19 @@ def test_a_bad_value_gets_typers_own_message(home: Path) -> None:
     )
     assert done.returncode == 2
     assert "Invalid value for '-k'" in done.stderr and "greater than or equal to 1" in done.stderr
+
+
+def test_writing_commands_start_without_pydantic(home: Path) -> None:
+    # `mem episode` has a file option (--from-json); typer's file handling must not bring pydantic in.
+    code = (
+        "import sys\n"
+        "from memfiles.cli import app\n"
+        "try:\n"
+        "    app(sys.argv[1:])\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'git'}))\n"
+    )
+    for args in (["episode", "Refund issued for order O-1", "-u", "alice"], ["add", "diet", "vegan", "-u", "alice"]):
+        out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True).stdout
+        assert out.splitlines()[-1] == "LOADED []", args
