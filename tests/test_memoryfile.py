@@ -124,3 +124,34 @@ def test_round_trip_keeps_every_fact_and_every_body_byte(values: list[tuple[str,
     assert again.body == body
     assert [(f.id, f.value, f.source_ref) for f in again.facts] == [(f.id, f.value, f.source_ref) for f in facts]
     assert serialize(again) == serialize(doc)
+
+
+# What fact and episode frontmatter holds: text, dates, null, booleans, lists of text.
+_BMP_TEXT = st.text(st.characters(max_codepoint=0xFFFF, blacklist_categories=("Cs",), blacklist_characters="\x85"))
+_SCALARS = st.one_of(_BMP_TEXT, st.none(), st.booleans(), st.dates(), st.integers(-(10**6), 10**6))
+_ENTRIES = st.dictionaries(st.from_regex(r"[a-z_]{1,12}", fullmatch=True), _SCALARS | st.lists(_BMP_TEXT, max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ENTRIES, max_size=4), _BMP_TEXT)
+def test_libyaml_writes_what_the_python_emitter_writes(entries: list[dict[str, object]], scope: str) -> None:
+    # dump_frontmatter takes libyaml's emitter only for text it writes byte for byte the same
+    import yaml
+
+    from memfiles.memoryfile import _dumper, _libyaml_safe
+
+    if not hasattr(yaml, "CSafeDumper"):
+        pytest.skip("PyYAML without libyaml")
+    data = {"scope": scope, "facts": entries}
+    assert _libyaml_safe(data)
+    options: dict[str, object] = {"sort_keys": False, "allow_unicode": True, "default_flow_style": False}
+    fast = yaml.dump(data, Dumper=_dumper(True), width=1_000_000, **options)
+    assert fast == yaml.dump(data, Dumper=_dumper(False), width=1_000_000, **options)
+
+
+@pytest.mark.parametrize("text", ["party 🎉", "line\x85break", "mixed é and 🙂"])
+def test_text_libyaml_writes_differently_takes_the_python_emitter(text: str) -> None:
+    from memfiles.memoryfile import _libyaml_safe
+
+    assert not _libyaml_safe({"facts": [{"value": text}]})
+    assert _libyaml_safe({"facts": [{"value": text.replace("🎉", "").replace("\x85", "").replace("🙂", "")}]})
