@@ -103,7 +103,9 @@ def commit(root: Path, paths: list[str], message: str) -> bool:
         return _commit_paths(root, paths, message, env)
     listing = "".join(f"{path}\0" for path in paths)
     _run(root, "update-index", "--add", "--remove", "-z", "--stdin", env=env, stdin=listing)
-    tree = _run(root, "write-tree", env=env).stdout.strip()
+    # --missing-ok: the index's objects were all written by git before the index named them, and
+    # looking each one up costs a third of the write at 10,000 scopes (`mem doctor` runs fsck).
+    tree = _run(root, "write-tree", "--missing-ok", env=env).stdout.strip()
     # Tree against tree: only differing folders are walked, so this costs the same at any home size.
     differ = _run(root, "diff-tree", "-r", "--name-only", "--no-renames", "-z", head, tree, env=env).stdout
     staged = {p for p in differ.split("\0") if p}
