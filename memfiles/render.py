@@ -37,6 +37,8 @@ def _invisible(ch: str) -> bool:
 
 def clean(text: str) -> str:
     """`text` on one visible line: control and line-break characters become spaces, invisible ones go."""
+    if text.isascii() and text.isprintable():  # the usual case: nothing to replace, only spaces to join
+        return " ".join(text.split())
     out = []
     for ch in text:
         if ch.isascii() and ch.isprintable():

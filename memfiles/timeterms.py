@@ -13,6 +13,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import cache
 
 PREFIX = "@"
 WHEN = "@when"  # a question asking when, and a passage that says when something happened
@@ -39,24 +40,30 @@ _YEAR = r"((?:19|20)\d\d)"
 _COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "few": 3, "couple": 2}
 # (pattern, the meaning of its groups): d day, m month name, n month number, y year, w which
 # ("last", "this", "in"...), u unit (day, week...), q quantity.
-_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(rf"\b{_YEAR}-(\d\d)-(\d\d)\b"), "ynd"),
-    (re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON},?\s+{_YEAR}\b"), "dmy"),
-    (re.compile(rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}\b"), "mdy"),
-    (re.compile(rf"\b{_MON},?\s+{_YEAR}\b"), "my"),
-    (re.compile(rf"\b(?:on\s+)?(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}\b"), "dm"),
-    (re.compile(rf"\b(?:on|from|between|since|until|by|before|after)\s+{_MON}\s+{_DAY}\b"), "md"),
-    (re.compile(rf"\b(?!may\b){_MON}\s+{_DAY}\b"), "md"),  # "may 5" alone may be the verb
-    (re.compile(rf"\b(last|in|during|since|early|late|mid|of)\s+{_MON}\b"), "wm"),
-    (re.compile(rf"\b(?:in|during|since|of)\s+{_YEAR}\b"), "y"),
-    (re.compile(r"\b(yesterday|today|tonight)\b"), "w"),
-    (re.compile(r"\b(last|this|past)\s+(week|weekend|month|year)\b"), "wu"),
-    (re.compile(rf"\b(\d{{1,3}}|{'|'.join(_COUNT)})\s+(?:of\s+)?(day|week|month|year)s?\s+ago\b"), "qu"),
+_PATTERNS: list[tuple[str, str]] = [
+    (rf"\b{_YEAR}-(\d\d)-(\d\d)\b", "ynd"),
+    (rf"\b{_DAY}\s+(?:of\s+)?{_MON},?\s+{_YEAR}\b", "dmy"),
+    (rf"\b{_MON}\s+{_DAY},?\s+{_YEAR}\b", "mdy"),
+    (rf"\b{_MON},?\s+{_YEAR}\b", "my"),
+    (rf"\b(?:on\s+)?(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}\b", "dm"),
+    (rf"\b(?:on|from|between|since|until|by|before|after)\s+{_MON}\s+{_DAY}\b", "md"),
+    (rf"\b(?!may\b){_MON}\s+{_DAY}\b", "md"),  # "may 5" alone may be the verb
+    (rf"\b(last|in|during|since|early|late|mid|of)\s+{_MON}\b", "wm"),
+    (rf"\b(?:in|during|since|of)\s+{_YEAR}\b", "y"),
+    (r"\b(yesterday|today|tonight)\b", "w"),
+    (r"\b(last|this|past)\s+(week|weekend|month|year)\b", "wu"),
+    (rf"\b(\d{{1,3}}|{'|'.join(_COUNT)})\s+(?:of\s+)?(day|week|month|year)s?\s+ago\b", "qu"),
 ]
 
 
+@cache
+def _patterns() -> list[tuple[re.Pattern[str], str]]:
+    """The date patterns, compiled on first need (most queries name no date, and start-up matters)."""
+    return [(re.compile(pattern), meaning) for pattern, meaning in _PATTERNS]
+
+
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_SAYS_WHEN = re.compile(
+_SAYS_WHEN = (
     r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|(?:last|next|this|past)\s+(?:week|weekend|month|year|night|"
     rf"morning|summer|winter|spring|fall|autumn)|(?:{_WEEKDAYS})s?|{'|'.join(m for m in _MONTHS if m != 'may')}|"
     r"(?:in|last|next|early|late|mid|of)\s+may|may\s+\d|(?:19|20)\d\d)\b"
@@ -66,9 +73,14 @@ _ASKS_WHEN = re.compile(
 )
 
 
+@cache
+def _says_when() -> re.Pattern[str]:
+    return re.compile(_SAYS_WHEN)
+
+
 def says_when(text: str) -> bool:
     """Whether `text` tells when something happened: a date, a month, a weekday, "yesterday", "2 weeks ago"…"""
-    return _SAYS_WHEN.search(text.lower()) is not None
+    return _says_when().search(text.lower()) is not None
 
 
 def asks_when(text: str) -> bool:
@@ -104,7 +116,7 @@ def query_dates(text: str, now: str | None = None) -> Dates:
         return found  # most queries name no date: skip the patterns
     today = date.fromisoformat(now[:10]) if now else None
     matches: list[tuple[int, int, dict[str, str]]] = []
-    for pattern, meaning in _PATTERNS:
+    for pattern, meaning in _patterns():
         for match in pattern.finditer(lowered):
             groups = dict(zip(meaning, match.groups(), strict=True))
             if _valid(groups) and not any(start < match.end() and match.start() < end for start, end, _ in matches):
