@@ -495,6 +495,9 @@ def lint(
     ignore: Annotated[str | None, typer.Option(help="Skip these codes or prefixes (adds to mem.toml [lint]).")] = None,
     explain: Annotated[str | None, typer.Option(metavar="CODE", help="Explain one rule and exit.")] = None,
     show_suppressed: Annotated[bool, typer.Option(help="Also list findings silenced by allow comments.")] = False,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Processes for a large run (default: one per CPU).")
+    ] = None,
 ) -> None:
     """Check memory files and agent markdown for instruction-shaped, hidden, secret or exfiltrating text.
 
@@ -521,7 +524,7 @@ def lint(
             raise UsageError(f"mem lint: give files or folders to check, or a memory home ({exc})") from None
         ignored += linting.parse_codes(",".join(load_config(base / CONFIG_NAME).lint_ignore))
         paths = [base]
-    report = linting.lint_paths(paths, linting.parse_codes(select), ignored, base)
+    report = linting.lint_paths(paths, linting.parse_codes(select), ignored, base, jobs)
     output.lint_report(report, fmt, show_suppressed)
     if report.findings:
         raise typer.Exit(1)

@@ -37,8 +37,9 @@ class Rule:
     leetspeak mapped, zero-width removed, spaced letters joined) or "raw" (the line as written).
     `mask` hides most of the excerpt (secrets must not be copied into reports or logs).
     `example` is caught by the rule, `near_miss` is not (both shown by --explain and in docs/LINT.md).
-    `anchors` are words (prefixes; `$` = whole word), phrases or symbols one of which every match
-    contains: memfiles.prefilter runs the rule only on lines that contain one (syntax there).
+    `anchors` are words (prefixes; `$` = whole word) or symbols one of which every match contains:
+    memfiles.prefilter runs the rule only on lines that contain one (syntax there). Rules on the
+    folded view list none: the prefilter reads what they need off their patterns (memfiles.required).
     """
 
     code: str
@@ -121,32 +122,50 @@ def alternation(patterns: Sequence[str]) -> str:
     return "|".join(out)
 
 
-def first_of(*patterns: str, flags: int = 0, gated: tuple[Callable[[str], bool], Sequence[str]] | None = None) -> Check:
-    """A check that reports only the earliest match among all patterns (one finding per line).
+class FirstOf:
+    """A check that reports only the earliest match among its patterns (one finding per line).
 
-    `gated` is (gate, more patterns): the more patterns count only on lines for which `gate` is true
-    (a cheap test that spares every line the cost of patterns that cannot match it).
+    `branches` are the patterns' top-level alternatives, in order. `search(line, selected)` looks
+    for the selected ones only, which gives the same result on a line where the others cannot
+    match: memfiles.prefilter selects, for each line, the branches whose required words
+    (memfiles.required) it holds.
     """
-    compiled: tuple[re.Pattern[str], re.Pattern[str] | None] | None = None  # on first use: start-up matters
 
-    def check(line: str) -> Iterator[tuple[int, int]]:
-        nonlocal compiled
-        if compiled is None:
-            extra_patterns = gated[1] if gated else None
-            compiled = (
-                re.compile(alternation(patterns), flags | re.MULTILINE),
-                re.compile(alternation(extra_patterns), flags | re.MULTILINE) if extra_patterns else None,
-            )
-        main, extra = compiled
-        match = main.search(line)
-        if extra is not None and gated is not None and gated[0](line):
-            other = extra.search(line)
-            if other and (match is None or other.start() < match.start()):
-                match = other
+    def __init__(self, *patterns: str, flags: int = 0) -> None:
+        self.branches = tuple(branch for pattern in patterns for branch in _branches(pattern))
+        self.flags = flags | re.MULTILINE
+        self._all: re.Pattern[str] | None = None  # compiled on first use: start-up matters
+        self._each: dict[int, re.Pattern[str]] = {}
+
+    def __call__(self, line: str) -> Iterator[tuple[int, int]]:
+        return self.search(line)
+
+    def search(self, line: str, selected: frozenset[int] | None = None) -> Iterator[tuple[int, int]]:
+        """The earliest match among the `selected` branches (all when None), as one (start, end) span.
+
+        The selected branches are searched one by one: the earliest start wins and, at the same start,
+        the branch that comes first, which is the match their alternation would find.
+        """
+        match: re.Match[str] | None = None
+        if selected is None:
+            if self._all is None:
+                self._all = re.compile(alternation(self.branches), self.flags)
+            match = self._all.search(line)
+        else:
+            for index in sorted(selected):
+                pattern = self._each.get(index)
+                if pattern is None:
+                    pattern = self._each[index] = re.compile(self.branches[index], self.flags)
+                found = pattern.search(line)
+                if found and (match is None or found.start() < match.start()):
+                    match = found
         if match:
             yield match.start(), max(match.end(), match.start() + 1)
 
-    return check
+
+def first_of(*patterns: str, flags: int = 0) -> FirstOf:
+    """A check that reports only the earliest match among all patterns (one finding per line)."""
+    return FirstOf(*patterns, flags=flags)
 
 
 def words(text: str) -> list[str]:

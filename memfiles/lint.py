@@ -125,8 +125,7 @@ def lint_file(path: Path, shown: str, select: list[str], ignore: list[str], repo
         problem = f"cannot read as UTF-8 text: {exc}"
         report.findings.append(Reported(shown, Finding("MEM501", ERROR, problem, 1, 1, "")))
         return
-    lines = text.split("\n")
-    allowed = _suppressions(lines) if "mem:" in text else {}
+    allowed = _suppressions(text.split("\n")) if "mem:" in text else {}
     for finding in lint_text(text, shown, memory=path.name == MEMORY_NAME):
         if not _wanted(finding.code, select, ignore):
             continue
@@ -139,36 +138,113 @@ def lint_file(path: Path, shown: str, select: list[str], ignore: list[str], repo
             report.findings.append(Reported(shown, finding))
 
 
-def markdown_files(paths: Iterable[Path]) -> list[Path]:
-    """Files to lint: each given file as is, markdown files under each given folder (sorted)."""
-    out: list[Path] = []
+def markdown_files(paths: Iterable[Path], base: Path | None = None) -> list[tuple[Path, str]]:
+    """Files to lint, each with the path to report it by (relative to `base`, default the current folder):
+    each given file as is, markdown files under each given folder (sorted)."""
+    root = os.path.abspath(base or Path.cwd())
+    out: list[tuple[Path, str]] = []
     for path in paths:
         if path.is_dir():
             for folder, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-                out.extend(Path(folder) / n for n in sorted(names) if n.endswith(MARKDOWN_SUFFIXES))
+                shown = _shown(folder, root)
+                for name in sorted(names):
+                    if name.endswith(MARKDOWN_SUFFIXES):
+                        out.append((Path(folder, name), f"{shown}/{name}" if shown != "." else name))
         elif path.exists():
-            out.append(path)
+            out.append((path, _shown(str(path), root)))
         else:
             raise UsageError(f"{path}: no such file or folder")
     return out
 
 
-def _shown(path: Path, base: Path) -> str:
-    try:
-        return path.absolute().relative_to(base.absolute()).as_posix()
-    except ValueError:
-        return path.as_posix()
+def _shown(path: str, root: str) -> str:
+    absolute = os.path.abspath(path)
+    if absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep):
+        return Path(os.path.relpath(absolute, root)).as_posix()
+    return Path(path).as_posix()
+
+
+_PARALLEL_BYTES = 4_000_000  # below this much text, starting more processes costs more than it saves
 
 
 def lint_paths(
-    paths: list[Path], select: list[str] | None = None, ignore: list[str] | None = None, base: Path | None = None
+    paths: list[Path],
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    base: Path | None = None,
+    jobs: int | None = None,
 ) -> LintReport:
-    """Lint files and folders; paths in the report are relative to `base` (default: the current folder)."""
-    report = LintReport()
-    root = base or Path.cwd()
-    for path in markdown_files(paths):
-        lint_file(path, _shown(path, root), select or [], ignore or [], report)
+    """Lint files and folders; paths in the report are relative to `base` (default: the current folder).
+
+    Large runs are shared out among `jobs` processes (default: one per CPU); the report is the same.
+    """
+    files = markdown_files(paths, base)
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and hasattr(os, "fork") and len(files) >= 2 * jobs:
+        size = sum(_size(path) for path, _ in files)
+        jobs = min(jobs, max(1, size * 2 // max(_PARALLEL_BYTES, 1)))
+    else:
+        jobs = 1
+    report = _lint_parallel(files, select or [], ignore or [], jobs) if jobs > 1 else LintReport()
+    if jobs == 1:
+        for path, shown in files:
+            lint_file(path, shown, select or [], ignore or [], report)
     report.findings.sort(key=lambda r: (r.path, r.finding.line, r.finding.col, r.finding.code))
     report.suppressed.sort(key=lambda r: (r.path, r.finding.line, r.finding.col, r.finding.code))
+    return report
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _lint_parallel(files: list[tuple[Path, str]], select: list[str], ignore: list[str], jobs: int) -> LintReport:
+    """Lint `files` in `jobs` forked processes (every jobs-th file each) and gather their reports.
+
+    A process that fails leaves its share to this one, so the report is never short of a file.
+    """
+    import pickle
+
+    rules.prefilter()  # built once, before the fork: every process starts with it
+    children: list[tuple[int, int, list[tuple[Path, str]]]] = []
+    for job in range(jobs):
+        share = files[job::jobs]
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: lint its share, send the report, leave without cleaning up the parent's state
+            os.close(read)
+            code = 0
+            try:
+                mine = LintReport()
+                for path, shown in share:
+                    lint_file(path, shown, select, ignore, mine)
+                with os.fdopen(write, "wb") as out:
+                    pickle.dump(mine, out)
+            except BaseException:  # whatever went wrong, the parent lints this share itself
+                code = 1
+            os._exit(code)
+        os.close(write)
+        children.append((pid, read, share))
+    report = LintReport()
+    for pid, read, share in children:
+        with os.fdopen(read, "rb") as incoming:
+            data = incoming.read()
+        _, status = os.waitpid(pid, 0)
+        part: LintReport | None = None
+        if os.waitstatus_to_exitcode(status) == 0:
+            try:
+                part = pickle.loads(data)
+            except (pickle.UnpicklingError, EOFError):
+                part = None
+        if part is None:
+            part = LintReport()
+            for path, shown in share:
+                lint_file(path, shown, select, ignore, part)
+        report.findings.extend(part.findings)
+        report.suppressed.extend(part.suppressed)
+        report.files += part.files
     return report

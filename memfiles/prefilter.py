@@ -1,171 +1,532 @@
-"""The prefilter: which lines of a text each rule has to examine, learnt from the rules' anchor words.
+"""The prefilter: which lines of a text each rule has to examine, and with which of its patterns.
 
 Running every rule's regular expressions on every line is what makes linting slow, and most lines
-contain none of the words a rule needs. A text is lower-cased, punctuation other than the
-characters anchors use (' _ - + / = $ @) becomes a space, and the distinct words are looked up
-once each (cached across texts, in C-level set operations) to learn which rules they can trigger.
-A rule then runs only on the lines that hold one of its anchors, so a finding is never hidden
-(tests and `bench/lint_eval.py --check-prefilter` compare with running every rule on every line).
+hold none of the words a rule needs. A text is lower-cased, punctuation other than the characters
+anchors use (' _ - + / = $ @) becomes a space, and its distinct words are looked up once each
+(cached across texts, in C-level set operations) to learn what they can trigger. A finding is never
+hidden: tests and `bench/lint_eval.py --check-prefilter` compare with every rule on every line.
 
-Anchors (Rule.anchors):
+Rules on the folded view (the instruction rules, MEM1xx) are FirstOf checks, and memfiles.required
+reads off each of their branches what every match holds: clauses of words, and pairs of words near
+each other (`do not` … `mention`). A branch is looked for by one of them (its trigger): by a clause,
+every line holding one of its words runs the branch; by a pair, only the lines where the other side
+stands within a few words of it. Which trigger is cheapest is learnt from the first texts read; any
+of them finds every line the branch can match on. A branch found also needs the words of all its
+clauses somewhere in the text. Leetspeak words are looked up as written and as plain words; a line
+whose folded view differs more from its lower-case text (other scripts, letters spelled out one by
+one) is folded and tried on the view itself.
+
+The other rules (raw view) list anchors (Rule.anchors), one of which every match contains:
 - `word`: a word, or a piece of a word between ' _ - + / =, that starts with `word`;
 - `word$`: exactly that word or piece;
-- `two words`: the words in sequence (any whitespace between them);
 - no letter or digit, only the kept characters (`//`): a substring of a word;
 - anything else (characters that become spaces: `<|`, `.-`): a substring of the lower-cased text.
-
-Obfuscated text is let through to the rules that read the folded view (memfiles.textview): leetspeak
-words are looked up as plain words, letters spelled out one by one and non-ASCII text send the
-line to every folded rule, and non-ASCII or control characters to the hidden-text rules.
+Non-ASCII and control characters send their line to the hidden-text rules.
 """
 
 from __future__ import annotations
 
 import re
 import string
+from bisect import bisect_right
 from collections.abc import Iterable
 
-from memfiles.findings import Rule
-from memfiles.textview import LEET
+from memfiles import rule_needs
+from memfiles.findings import FirstOf, Rule
+from memfiles.required import WORD, Atom, Needs, rarity_of_clause, requirements
+from memfiles.textview import LEET, fold
 
 KEEP = "'_-+/=$@"
-SEPARATORS = str.maketrans({c: " " for c in string.punctuation if c not in KEEP})
+# Every other punctuation character, and every whitespace character but the newline, becomes a space:
+# tokens then lie between single spaces or newlines (where `str.split()` would cut them).
+WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"  # noqa: E501
+SEPARATORS = str.maketrans({c: " " for c in [*string.punctuation, *WHITESPACE] if c not in KEEP})
 _PIECES = re.compile(r"['_\-+/=]+")
 _LEET_TOKEN = re.compile(r"(?=.*[a-z].*[a-z]).*[0-9@$]")  # as memfiles.textview: letters mixed with leet digits
-_SPACED = re.compile(r"(?<![a-z])[a-z][ .\-_*/|][a-z][ .\-_*/|][a-z](?![a-z])")
-_SINGLE_LETTERS = frozenset("bcdefghjklmnopqrstvwxyz")  # `i g n o r e`; a, i and u are words
+_TWO_LETTERS = re.compile(r"(?<![a-z])[a-z][-_/][a-z](?![a-z])")  # `g-n` in `i g-n o r e`
+_LETTERS = frozenset(string.ascii_lowercase)
+# Letters spelled out one by one (`i g n o r e`, `i-g-n`), which memfiles.textview joins, found on the
+# text's shape: every letter `a`, every joining character `s`, anything else `x`.
+_SHAPE = str.maketrans(
+    {**{chr(c): "x" for c in range(128)}, **dict.fromkeys(string.ascii_lowercase, "a"), **dict.fromkeys(" .-_*/|", "s")}
+)
+_SPELLED = re.compile(r"(?<!a)asasa(?!a)")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _LONG = 24
 _CACHE_LIMIT = 200_000
+_PAIR_GAP = 4  # pairs with more words between them are not worth looking for
+_PAIR_BONUS = 6  # before any text is read: two words near each other are far rarer than either word
+_CLAUSE_COST = 4  # a line found by a clause costs its regular expression; found by a pair, mostly not
+_WARM_UP = 100  # texts read before choosing, by what they held, how to look for each branch
 _Node = dict[str, "_Node"]  # a trie of characters; "" marks the end of a word
+_NONE: frozenset[int] = frozenset()
+Picked = dict[Rule, frozenset[int] | None]  # rule -> the branches to run (None: its whole check)
+_Pair = tuple[frozenset[int], int, frozenset[int], bool]  # left atoms, words between, right atoms, by the left?
+_Way = tuple[frozenset[int], _Pair | None, int]  # the atoms looked for, the pair they are a side of, their rarity
 
 
 class Prefilter:
-    """Anchor tables for a list of rules, and the per-word cache built while texts are scanned."""
+    """Tables for a list of rules (anchors, and what the branches of pattern rules need) and per-word caches."""
 
-    def __init__(self, rules: Iterable[Rule], folded: Iterable[Rule], hidden: Iterable[Rule], long: Iterable[Rule]):
-        self.folded = frozenset(folded)
+    def __init__(self, rules: Iterable[Rule], hidden: Iterable[Rule], long: Iterable[Rule]):
         self.hidden = frozenset(hidden)
         self.long = frozenset(long)
         self.exact: dict[str, set[Rule]] = {}
-        self.prefixes: dict[str, set[Rule]] = {}
-        self.phrases: dict[str, list[tuple[frozenset[str], re.Pattern[str], frozenset[Rule]]]] = {}
-        self.substrings: dict[str, set[Rule]] = {}
+        prefixes: dict[str, set[Rule]] = {}
+        substrings: dict[str, set[Rule]] = {}
         self.infixes: dict[str, set[Rule]] = {}  # substrings made of kept characters stay inside words
+        patterned: list[Rule] = []
         for rule in rules:
+            if rule.view == "folded":
+                if not isinstance(rule.check, FirstOf):
+                    raise ValueError(
+                        f"{rule.code}: a rule on the folded view is prefiltered by its patterns (first_of)"
+                    )
+                patterned.append(rule)
             for anchor in rule.anchors:
-                self._add(anchor, rule)
-        self.frozen_substrings = [(text, frozenset(rules)) for text, rules in self.substrings.items()]
-        # The longest anchor a word starts with, found by one regex match over a trie of the anchors;
-        # each anchor also carries the rules of the shorter anchors it starts with.
-        self.prefix_trie = re.compile(_trie(list(self.prefixes)))
-        self.prefix_rules = {
-            prefix: frozenset(r for n in range(1, len(prefix) + 1) for r in self.prefixes.get(prefix[:n], ()))
-            for prefix in self.prefixes
-        }
-        self.phrase_starts = frozenset(self.phrases)
+                word = anchor.removesuffix("$")
+                if not any(c.isalnum() for c in word) and word.translate(SEPARATORS) == word:
+                    self.infixes.setdefault(anchor, set()).add(rule)
+                elif word.translate(SEPARATORS) != word:
+                    substrings.setdefault(anchor, set()).add(rule)
+                else:
+                    (self.exact if anchor.endswith("$") else prefixes).setdefault(word, set()).add(rule)
+        self.substrings = [(text, dict.fromkeys(rules)) for text, rules in substrings.items()]
+        self.prefixes = _Prefixes(prefixes)
+        self.branches = Branches(patterned)
         self.seen: set[str] = set()
-        self.triggers: dict[str, frozenset[Rule]] = {}
+        self.anchor_rules: dict[str, frozenset[Rule]] = {}  # word -> the anchored rules it triggers
+        self.anchor_words: set[str] = set()
+        self.token_atoms: dict[str, frozenset[int]] = {}  # word -> the atoms of pattern rules it holds
+        self.atom_words: set[str] = set()
+        self.clause_atoms: dict[str, frozenset[int]] = {}  # word -> those of its atoms that clauses check
+        self.all_atoms: dict[str, frozenset[int]] = {}  # word -> all its atoms, weak ones too, once needed
+        self.clause_words: set[str] = set()
+        self.token_branches: dict[str, frozenset[int]] = {}  # word -> branches whose trigger it meets
         self.trigger_words: set[str] = set()
-        self.glued: dict[str, str] = {}  # `'act` -> `act`: a word glued to a phrase's first word
-        self.glued_words: set[str] = set()
-
-    def _add(self, anchor: str, rule: Rule) -> None:
-        word = anchor.removesuffix("$")
-        if " " in anchor:
-            first, *rest = anchor.split()
-            tail = re.compile("".join(rf"\s+{re.escape(w)}" for w in rest) + r"(?!\S)")
-            entry = (frozenset(anchor.split()), tail, frozenset((rule,)))
-            self.phrases.setdefault(first, []).append(entry)
-        elif not any(c.isalnum() for c in word) and word.translate(SEPARATORS) == word:
-            self.infixes.setdefault(anchor, set()).add(rule)
-        elif word.translate(SEPARATORS) != word:
-            self.substrings.setdefault(anchor, set()).add(rule)
-        elif anchor.endswith("$"):
-            self.exact.setdefault(word, set()).add(rule)
-        else:
-            self.prefixes.setdefault(word, set()).add(rule)
-
-    def _lookup(self, words: Iterable[str], found: set[Rule]) -> None:
-        for word in words:
-            if word:
-                found.update(self.exact.get(word, ()))
-                match = self.prefix_trie.match(word)
-                if match:
-                    found.update(self.prefix_rules[match.group()])
+        self.spelled_words: set[str] = set()  # words with two lone letters joined (`g-n`)
+        self.texts = 0  # texts read, up to _WARM_UP
+        self.seen_atoms: dict[int, int] = {}  # atom -> how often those texts held it
 
     def _learn(self, token: str) -> None:
         found: set[Rule] = set()
-        pieces = _PIECES.split(token) if _PIECES.search(token) else []
-        self._lookup([token, *pieces], found)
-        if _LEET_TOKEN.match(token):  # `1gn0r3`: the folded view reads it as `ignore`
-            plain: set[Rule] = set()
-            self._lookup(_PIECES.split(token.translate(LEET)), plain)
-            found.update(plain & self.folded)
+        for word in [token, *_PIECES.split(token)] if _PIECES.search(token) else [token]:
+            if word:
+                found.update(self.exact.get(word, ()))
+                found.update(self.prefixes.of(word))
         for infix, infix_rules in self.infixes.items():
             if infix in token:
                 found.update(infix_rules)
         if len(token) >= _LONG:
             found.update(self.long)
-        last = pieces[-1] if pieces else token
-        if last != token and last in self.phrases:
-            self.glued[token] = last
-            self.glued_words.add(token)
         self.seen.add(token)
         if found:
-            self.triggers[token] = frozenset(found)
+            self.anchor_rules[token] = frozenset(found)
+            self.anchor_words.add(token)
+        words = WORD.findall(token)
+        if _LEET_TOKEN.match(token):  # `1gn0r3`: the folded view reads it as `ignore`
+            words += WORD.findall(token.translate(LEET))
+        if _TWO_LETTERS.search(token):
+            self.spelled_words.add(token)
+        atoms = self.branches.atoms_of_words(words)
+        if atoms:
+            self.token_atoms[token] = atoms
+            self.atom_words.add(token)
+            checked = atoms & self.branches.checked
+            if checked:
+                self.clause_atoms[token] = checked
+                self.clause_words.add(token)
+            self._triggers(token, atoms)
+
+    def _triggers(self, token: str, atoms: frozenset[int]) -> None:
+        triggered = frozenset(number for atom in atoms for number in self.branches.by_trigger.get(atom, ()))
+        if triggered:
+            self.token_branches[token] = triggered
             self.trigger_words.add(token)
 
-    def candidates(self, text: str) -> dict[int, tuple[int, set[Rule]]]:
+    def candidates(self, text: str) -> dict[int, tuple[int, Picked]]:
         """0-based line index -> (offset of the line in `text`, or -1 if unknown; the rules worth running on it)."""
         lowered = text.lower()  # lower() may lengthen a few characters but keeps every newline
-        spaced = lowered.translate(SEPARATORS)
-        tokens = set(spaced.split())
+        scan = _Scan(lowered, lowered.translate(SEPARATORS))
+        tokens = set(scan.spaced.split())
         if len(self.seen) > _CACHE_LIMIT:
-            self.seen.clear()
-            self.triggers.clear()
+            for table in (self.seen, self.anchor_rules, self.anchor_words, self.token_atoms, self.atom_words):
+                table.clear()
+            self.clause_atoms.clear()
+            self.clause_words.clear()
+            self.all_atoms.clear()
+            self.token_branches.clear()
             self.trigger_words.clear()
-            self.glued.clear()
-            self.glued_words.clear()
+            self.spelled_words.clear()
         for token in tokens - self.seen:
             self._learn(token)
-        spans: list[tuple[int, frozenset[Rule]]] = []  # positions in `spaced`
+        if self.texts < _WARM_UP:
+            self._count(scan)
+        chosen: dict[int, tuple[int, Picked]] = {}
+        for line, picked in [*self._anchored(tokens, scan), *self._patterned(tokens, scan)]:
+            _merge(chosen, line, scan.start(line), picked)
+        for line, (position, picked) in self._unusual_lines(text, tokens, scan).items():
+            _merge(chosen, line, position, picked)
+        if len(lowered) != len(text):  # offsets in `lowered` are not offsets in `text`: let the caller split
+            return {line: (-1, picked) for line, (_, picked) in chosen.items()}
+        return chosen
+
+    def _count(self, scan: _Scan) -> None:
+        """Count how often each atom turns up; after the first few texts, look for each branch the cheapest way."""
+        self.texts += 1
+        for token in scan.spaced.split():
+            for atom in self.token_atoms.get(token, ()):
+                self.seen_atoms[atom] = self.seen_atoms.get(atom, 0) + 1
+        for symbol, atom in self.branches.symbols:
+            self.seen_atoms[atom] = self.seen_atoms.get(atom, 0) + scan.lowered.count(symbol)
+        if self.texts == _WARM_UP:
+            self.branches.choose(self.seen_atoms)
+            self.token_branches.clear()
+            self.trigger_words.clear()
+            for token, atoms in self.token_atoms.items():
+                self._triggers(token, atoms)
+
+    def _atoms(self, token: str) -> frozenset[int]:
+        """The atoms but the weak ones a token holds (learnt with it)."""
+        return self.token_atoms.get(token, frozenset())
+
+    def _all_atoms(self, token: str) -> frozenset[int]:
+        """Every atom a token holds, the weak ones looked up on first need."""
+        atoms = self.all_atoms.get(token)
+        if atoms is None:
+            if token not in self.seen:
+                self._learn(token)
+            words = WORD.findall(token)
+            if _LEET_TOKEN.match(token):
+                words += WORD.findall(token.translate(LEET))
+            atoms = self.all_atoms[token] = self._atoms(token) | self.branches.weak_atoms_of_words(words)
+        return atoms
+
+    def _anchored(self, tokens: set[str], scan: _Scan) -> list[tuple[int, Picked]]:
+        """Lines holding an anchor of an anchored rule, with the rules it triggers."""
+        found: list[tuple[int, Picked]] = []
+        for token in tokens & self.anchor_words:
+            rules: Picked = dict.fromkeys(self.anchor_rules[token])
+            found.extend((scan.line(position), rules) for position in scan.find(token))
+        for substring, substring_rules in self.substrings:
+            if substring in scan.lowered:
+                found.extend((scan.line_of_raw(p), substring_rules) for p in _find_all(scan.lowered, substring))
+        return found
+
+    def _patterned(self, tokens: set[str], scan: _Scan) -> list[tuple[int, Picked]]:
+        """Lines where a branch of a pattern rule may match, with that branch."""
+        branches = self.branches
+        found: dict[int, list[int]] = {}  # branch number -> lines holding its trigger
         for token in tokens & self.trigger_words:
-            spans.extend((position, self.triggers[token]) for position in _occurrences(spaced, token))
-        starts = [(first, first) for first in tokens & self.phrase_starts]
-        starts.extend((token, self.glued[token]) for token in tokens & self.glued_words)
-        for token, first in starts:
-            for words, tail, rules in self.phrases[first]:
-                if words - {first} <= tokens:
-                    spans.extend(
-                        (position, rules)
-                        for position in _occurrences(spaced, token)
-                        if tail.match(spaced, position + len(token))
-                    )
-        for substring, substring_rules in self.frozen_substrings:
-            position = lowered.find(substring)
+            positions = scan.find(token)
+            for number in self.token_branches[token]:
+                pair = branches.pairs[number]
+                if pair is None:
+                    found.setdefault(number, []).extend(map(scan.line, positions))
+                    continue
+                left, gap, right, forward = pair
+                other = right if forward else left
+                atoms = self._all_atoms if not other.isdisjoint(branches.weak) else self._atoms
+                for position in positions:
+                    # the tokens just after or before: a token holds one word or more, so counting tokens
+                    # instead of words only looks further
+                    near = scan.after(position, len(token), gap + 1) if forward else scan.before(position, gap + 1)
+                    if any(not other.isdisjoint(atoms(t)) for t in (token, *near)):
+                        found.setdefault(number, []).append(scan.line(position))
+        present: set[int] = set()
+        if branches.symbol_gate.search(scan.lowered):
+            for symbol, atom in branches.symbols:
+                if symbol in scan.lowered:
+                    present.add(atom)
+                    for number in branches.by_trigger.get(atom, ()):
+                        lines = [scan.line_of_raw(position) for position in _find_all(scan.lowered, symbol)]
+                        found.setdefault(number, []).extend(lines)
+        for number in branches.unanchored:
+            found.setdefault(number, []).extend(range(scan.spaced.count("\n") + 1))
+        if not found:
+            return []
+        present.update(*[self.clause_atoms[token] for token in tokens & self.clause_words])
+        picked: list[tuple[int, Picked]] = []
+        for number, lines in found.items():
+            if branches.holds(number, present):
+                rule, index = branches.owner[number]
+                selection: Picked = {rule: frozenset((index,))}
+                picked.extend((line, selection) for line in set(lines))
+        return picked
+
+    def _unusual_lines(self, text: str, tokens: set[str], scan: _Scan) -> dict[int, tuple[int, Picked]]:
+        """Lines with other scripts or control characters (for the hidden-text rules), and lines whose folded
+        view differs from their lower-case text beyond leetspeak (tried by the pattern rules on that view)."""
+        other = [m.start() for m in _NON_ASCII.finditer(text)] if not text.isascii() else []
+        controls = [m.start() for m in _CONTROLS.finditer(text)] if _CONTROLS.search(text) else []
+        spelled: list[int] = []
+        if self._may_be_spelled(tokens, scan):
+            shape = f"\n{scan.lowered}\n".translate(_SHAPE)  # framed: a spelled-out word at either end has an edge
+            spelled = [m.start() - 1 for m in _SPELLED.finditer(shape)]
+        if not (other or controls or spelled):
+            return {}
+        found: dict[int, tuple[int, Picked]] = {}
+        for index, start in _line_starts(text, other + controls).items():
+            found[index] = (start, dict.fromkeys(self.hidden))
+        folding = set(_line_starts(text, other))
+        lengthened = len(scan.lowered) != len(text)
+        for index, start in _line_starts(scan.lowered, spelled).items():  # lowered keeps every newline
+            folding.add(index)
+            found.setdefault(index, (-1 if lengthened else start, {}))
+        lines = text.split("\n")
+        for index in folding:
+            view = fold(lines[index].removesuffix("\r"))[0]
+            present = set(self.branches.atoms_of_words(WORD.findall(view)))
+            present.update(atom for symbol, atom in self.branches.all_symbols if symbol in view)
+            _merge(found, index, found[index][0], self.branches.pick(self.branches.live(present), present))
+        return found
+
+    def _may_be_spelled(self, tokens: set[str], scan: _Scan) -> bool:
+        """Whether the text may hold letters spelled out one by one (`i g n o r e`), which folding joins.
+
+        Three such letters have a middle one with a joining character on each side: either a token of
+        one letter between single spaces with a lone letter beyond each, or two lone letters in one
+        token (`g-n`, learnt with the token).
+        """
+        if not tokens.isdisjoint(self.spelled_words):
+            return True
+        framed = f"{scan.framed} "
+        for letter in tokens & _LETTERS:
+            for position in scan.find(letter):  # framed[position + 1] is the letter, between single spaces
+                if (
+                    position >= 2
+                    and framed[position - 1] in _LETTERS
+                    and framed[position - 2] not in _LETTERS
+                    and framed[position + 3] in _LETTERS
+                    and framed[position + 4] not in _LETTERS
+                ):
+                    return True
+        return False
+
+
+class _Scan:
+    """One text as the prefilter reads it: lower-cased, punctuation as spaces, every token between spaces.
+
+    `framed` is `spaced` with a space at each end and around each newline, so that a search for
+    " token " finds whole tokens only; positions there map to lines through the newlines.
+    """
+
+    __slots__ = ("_found", "_newlines", "_starts", "framed", "lowered", "spaced")
+
+    def __init__(self, lowered: str, spaced: str):
+        self.lowered = lowered
+        self.spaced = spaced
+        self.framed = " " + spaced.replace("\n", " \n ") + " "
+        self._newlines: list[int] | None = None  # positions of the newlines in `framed`
+        self._starts: list[int] | None = None  # offset in `spaced` of each line's start
+        self._found: dict[str, list[int]] = {}
+
+    def find(self, token: str) -> list[int]:
+        """Positions in `framed` of the space before each whole occurrence of `token`."""
+        found = self._found.get(token)
+        if found is None:
+            found = self._found[token] = []
+            needle = f" {token} "
+            position = self.framed.find(needle)
             while position >= 0:
-                spans.append((position, substring_rules))
-                position = lowered.find(substring, position + 1)
-        if len(tokens & _SINGLE_LETTERS) >= 3:  # letters spelled out one by one (`i g n o r e`)
-            spans.extend((m.start(), self.folded) for m in _SPACED.finditer(lowered))
-        # positions in `spaced` are positions in `text` unless lower() lengthened a character
-        chosen = _by_line(spaced, spans, known=len(lowered) == len(text))
-        raw: list[tuple[int, frozenset[Rule]]] = []  # positions in `text`
-        if not text.isascii():
-            raw.extend((m.start(), self.folded | self.hidden) for m in _NON_ASCII.finditer(text))
-        elif _CONTROLS.search(text):
-            raw.extend((m.start(), self.hidden) for m in _CONTROLS.finditer(text))
-        for index, (position, line_rules) in _by_line(text, raw, known=True).items():
-            if index in chosen:
-                chosen[index][1].update(line_rules)
+                found.append(position)
+                position = self.framed.find(needle, position + len(token) + 1)
+        return found
+
+    def line(self, position: int) -> int:
+        """The line index of a position in `framed`."""
+        if self._newlines is None:
+            self._newlines = _find_all(self.framed, "\n")
+        return bisect_right(self._newlines, position)
+
+    def line_of_raw(self, position: int) -> int:
+        """The line index of a position in `lowered` (or `spaced`)."""
+        return bisect_right(self._line_starts(), position) - 1
+
+    def start(self, line: int) -> int:
+        """The offset in `spaced` (and in the text, unless lower() lengthened it) where line `line` starts."""
+        return self._line_starts()[line]
+
+    def _line_starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [0, *(p + 1 for p in _find_all(self.spaced, "\n"))]
+        return self._starts
+
+    def before(self, position: int, count: int) -> list[str]:
+        """Up to `count` tokens just before the token at `position`."""
+        window = 32 * count
+        while True:
+            start = max(0, position - window)
+            tokens = self.framed[start:position].split()
+            if start > 0 and self.framed[start - 1] != " ":
+                tokens = tokens[1:]  # the first one may go on before the window
+            if len(tokens) >= count or start == 0:
+                return tokens[-count:]
+            window *= 4
+
+    def after(self, position: int, length: int, count: int) -> list[str]:
+        """Up to `count` tokens just after the token of `length` characters at `position`."""
+        begin = position + length + 1
+        window = 32 * count
+        while True:
+            tokens = self.framed[begin : begin + window].split(None, count)
+            if len(tokens) > count or begin + window >= len(self.framed):
+                return tokens[:count]
+            window *= 4
+
+
+class Branches:
+    """Every branch of the pattern rules with what its matches need (memfiles.required), indexed by atom."""
+
+    def __init__(self, rules: list[Rule]):
+        self.ids: dict[Atom, int] = {}
+        self.owner: list[tuple[Rule, int]] = []  # branch number -> (rule, index in rule.check.branches)
+        self.clauses: list[tuple[frozenset[int], ...]] = []
+        self.ways: list[list[_Way]] = []  # every way a branch can be looked for: a clause, or a side of a pair
+        for rule in rules:
+            assert isinstance(rule.check, FirstOf)
+            for index, needs in enumerate(_needs(rule)):
+                self.owner.append((rule, index))
+                # A clause with an atom most words hold (`e` inside a word, a word of one letter) is not
+                # worth the check that the text holds it: it only counts as a way to look for the branch.
+                strong = [clause for clause in needs.clauses if not any(map(_weak, clause))]
+                self.clauses.append(tuple(self._ids(clause) for clause in strong))
+                ways: list[_Way] = [(self._ids(c), None, rarity_of_clause(c)[0]) for c in strong]
+                for left, gap, right in needs.pairs:
+                    if gap <= _PAIR_GAP:  # looked for by a side without weak atoms; the other side may have some
+                        pair = (self._ids(left), gap, self._ids(right))
+                        if not any(map(_weak, left)):
+                            ways.append((pair[0], (*pair, True), rarity_of_clause(left)[0] + _PAIR_BONUS))
+                        if not any(map(_weak, right)):
+                            ways.append((pair[2], (*pair, False), rarity_of_clause(right)[0] + _PAIR_BONUS))
+                self.ways.append(ways)
+        self.checked = frozenset(atom for clauses in self.clauses for clause in clauses for atom in clause)
+        self.weak = frozenset(atom for key, atom in self.ids.items() if _weak(key))
+        self.strong_words = _Words({key: atom for key, atom in self.ids.items() if not _weak(key)})
+        self.weak_words = _Words({key: atom for key, atom in self.ids.items() if _weak(key)})
+        self.all_symbols = [(text, atom) for (kind, text), atom in self.ids.items() if kind == "sub"]
+        self.symbols = [(text, atom) for text, atom in self.all_symbols if text.isascii()]  # in raw ASCII text
+        self.symbol_gate = re.compile("|".join(re.escape(text) for text, _ in self.symbols) or "(?!)")
+        self.choose({})
+
+    def _ids(self, clause: frozenset[Atom]) -> frozenset[int]:
+        return frozenset(self.ids.setdefault(atom, len(self.ids)) for atom in sorted(clause))
+
+    def choose(self, seen: dict[int, int]) -> None:
+        """Pick how each branch is looked for: by what `seen` (how often each atom turned up) says is cheapest,
+        or before any text is read by the rarest-looking words (memfiles.required.rarity).
+
+        Any way finds every line the branch can match on, so the choice only changes the speed.
+        """
+        self.pairs: list[_Pair | None] = []  # the pair each branch is looked for by (None: a clause)
+        self.by_trigger: dict[int, list[int]] = {}  # atom -> branches looked for by a clause or side holding it
+        self.unanchored: list[int] = []  # branches nothing is known of: every line
+        for number, ways in enumerate(self.ways):
+            if not ways:
+                self.pairs.append(None)
+                self.unanchored.append(number)
+                continue
+            if seen:
+                atoms, pair, _ = min(
+                    ways, key=lambda way: sum(seen.get(a, 0) for a in way[0]) * (1 if way[1] else _CLAUSE_COST)
+                )
             else:
-                chosen[index] = (position, line_rules)
-        return {
-            index: (text.rfind("\n", 0, position) + 1 if position >= 0 else -1, line_rules)
-            for index, (position, line_rules) in chosen.items()
+                atoms, pair, _ = max(ways, key=lambda way: (way[2], -(way[1][1] if way[1] else 0)))
+            self.pairs.append(pair)
+            for atom in atoms:
+                self.by_trigger.setdefault(atom, []).append(number)
+
+    def atoms_of_words(self, words: list[str]) -> frozenset[int]:
+        """The atoms but the weak ones that some of `words` (memfiles.required.WORD) hold."""
+        if len(words) == 1:
+            return self.strong_words.atoms(words[0])
+        return frozenset().union(*map(self.strong_words.atoms, words))
+
+    def weak_atoms_of_words(self, words: list[str]) -> frozenset[int]:
+        """The weak atoms that some of `words` hold (looked up only for the other side of a pair)."""
+        return frozenset().union(*map(self.weak_words.atoms, words))
+
+    def holds(self, number: int, present: set[int]) -> bool:
+        """Whether every clause of branch `number` meets the atoms `present`."""
+        return all(not clause.isdisjoint(present) for clause in self.clauses[number])
+
+    def live(self, present: set[int]) -> list[int]:
+        """Branches whose every clause meets `present`."""
+        numbers = {number for atom in present for number in self.by_trigger.get(atom, ())}
+        numbers.update(self.unanchored)
+        return [number for number in numbers if self.holds(number, present)]
+
+    def pick(self, live: list[int], present: set[int]) -> Picked:
+        """Of the `live` branches, those whose every clause meets `present`, grouped by rule."""
+        picked: dict[Rule, set[int]] = {}
+        for number in live:
+            if self.holds(number, present):
+                rule, index = self.owner[number]
+                picked.setdefault(rule, set()).add(index)
+        chosen: Picked = {rule: frozenset(indices) for rule, indices in picked.items()}
+        return chosen
+
+
+def _weak(atom: Atom) -> bool:
+    kind, text = atom
+    return (kind == "infix" and len(text) <= 3) or (kind == "prefix" and len(text) <= 2)
+
+
+def _needs(rule: Rule) -> list[Needs]:
+    """What each branch of a pattern rule needs: from memfiles.rule_needs while it is current, else worked out."""
+    assert isinstance(rule.check, FirstOf)
+    stored = rule_needs.load(rule.code, rule.check.branches)
+    return stored if stored is not None else [requirements(b, rule.check.flags) for b in rule.check.branches]
+
+
+class _Words:
+    """The atoms each word holds, for a set of atoms: exact words, prefixes and infixes (cached by word)."""
+
+    def __init__(self, ids: dict[Atom, int]):
+        kinds: dict[str, dict[str, set[int]]] = {"exact": {}, "prefix": {}, "infix": {}, "sub": {}}
+        for (kind, text), atom in ids.items():
+            kinds[kind].setdefault(text, set()).add(atom)
+        self.exact = {text: frozenset(atoms) for text, atoms in kinds["exact"].items()}
+        self.prefixes = _Prefixes(kinds["prefix"])
+        self.infixes = _Prefixes(kinds["infix"], anywhere=True)
+        self.cache: dict[str, frozenset[int]] = {}
+
+    def atoms(self, word: str) -> frozenset[int]:
+        """The atoms `word` holds."""
+        atoms = self.cache.get(word)
+        if atoms is None:
+            atoms = self.exact.get(word, _NONE) | self.prefixes.of(word)
+            inside = self.infixes.within(word)
+            if inside:
+                atoms = atoms.union(*inside)
+            if len(self.cache) > _CACHE_LIMIT:
+                self.cache.clear()
+            self.cache[word] = atoms
+        return atoms
+
+
+class _Prefixes:
+    """Which of many prefixes a word starts with: one match of a trie-shaped regular expression finds the
+    longest, which carries the values of the shorter prefixes it starts with as well."""
+
+    def __init__(self, table: dict[str, set[Rule]] | dict[str, set[int]], anywhere: bool = False):
+        self.trie = re.compile(_trie(list(table)))
+        self.inside = re.compile(f"(?=({_trie(list(table))}))") if anywhere else None
+        self.closure = {
+            prefix: frozenset(v for n in range(1, len(prefix) + 1) for v in table.get(prefix[:n], ()))
+            for prefix in table
         }
+
+    def of(self, word: str) -> frozenset:  # type: ignore[type-arg]
+        """The values of every prefix `word` starts with."""
+        match = self.trie.match(word)
+        return self.closure[match.group()] if match else _NONE
+
+    def within(self, word: str) -> list[frozenset]:  # type: ignore[type-arg]
+        """The values of every one of them that `word` contains (built with `anywhere`)."""
+        assert self.inside is not None
+        return [self.closure[found] for found in self.inside.findall(word) if found]
 
 
 def _trie(words: list[str]) -> str:
@@ -187,27 +548,38 @@ def _trie(words: list[str]) -> str:
     return emit(tree) or "(?!)"
 
 
-def _occurrences(spaced: str, token: str) -> list[int]:
-    """Start positions of `token` as a whole whitespace-separated word of `spaced`."""
+def _merge(chosen: dict[int, tuple[int, Picked]], index: int, position: int, picked: Picked) -> None:
+    """Add `picked` to line `index` of `chosen`: a rule's branches are united; None (all of it) wins."""
+    if index not in chosen:
+        chosen[index] = (position, dict(picked))
+        return
+    old_position, mine = chosen[index]
+    for rule, branches in picked.items():
+        if branches is None or (rule in mine and mine[rule] is None):
+            mine[rule] = None
+        else:
+            mine[rule] = (mine.get(rule) or frozenset()) | branches
+    if old_position < 0 <= position:
+        chosen[index] = (position, mine)
+
+
+def _find_all(text: str, part: str) -> list[int]:
+    """Every position where `part` starts in `text` (overlaps included)."""
     found = []
-    position = spaced.find(token)
+    position = text.find(part)
     while position >= 0:
-        end = position + len(token)
-        if (position == 0 or spaced[position - 1].isspace()) and (end == len(spaced) or spaced[end].isspace()):
-            found.append(position)
-        position = spaced.find(token, end)
+        found.append(position)
+        position = text.find(part, position + 1)
     return found
 
 
-def _by_line(text: str, spans: list[tuple[int, frozenset[Rule]]], known: bool) -> dict[int, tuple[int, set[Rule]]]:
-    """Line index -> (a position in that line if `known`, else -1; the union of the spans' rules)."""
-    chosen: dict[int, tuple[int, set[Rule]]] = {}
+def _line_starts(text: str, positions: list[int]) -> dict[int, int]:
+    """Line index -> offset of that line's start in `text`, for the lines holding `positions`."""
+    starts: dict[int, int] = {}
     previous, lineno = 0, 0
-    for position, rules in sorted(spans, key=lambda span: span[0]):
+    for position in sorted(positions):
         lineno += text.count("\n", previous, position)
         previous = position
-        if lineno in chosen:
-            chosen[lineno][1].update(rules)
-        else:
-            chosen[lineno] = (position if known else -1, set(rules))
-    return chosen
+        if lineno not in starts:
+            starts[lineno] = text.rfind("\n", 0, position) + 1
+    return starts

@@ -4,18 +4,20 @@ The rules live in one module per family (memfiles.rules_instruction MEM1xx, rule
 rules_secrets MEM3xx, rules_exfil MEM4xx); this module runs them. `severity="error"` findings are
 what the write path refuses; warnings are reported by lint but never block a write.
 
-Speed: a text is first scanned by the prefilter (memfiles.prefilter, from each rule's anchor words);
-only the lines an anchor touches are folded (memfiles.textview) and checked, by those rules only.
+Speed: a text is first scanned by the prefilter (memfiles.prefilter: from the words each pattern
+needs, or a rule's anchor words); only the lines it picks are folded (memfiles.textview) and checked,
+by the rules (and pattern branches) it picked for them.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
 from memfiles import rules_encoded, rules_exfil, rules_hidden, rules_instruction, rules_secrets
-from memfiles.findings import ERROR, WARNING, Finding, Rule
-from memfiles.prefilter import Prefilter
+from memfiles.findings import ERROR, WARNING, Finding, FirstOf, Rule
+from memfiles.prefilter import Picked, Prefilter
 from memfiles.textview import fold
 
 __all__ = ["ERROR", "RULES", "WARNING", "Finding", "Rule", "check_line", "check_text", "guard", "normalise"]
@@ -44,12 +46,17 @@ RULES: list[Rule] = [
 BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}
 _ORDER: dict[str, int] = {rule.code: index for index, rule in enumerate(RULES)}
 
-_PREFILTER = Prefilter(
-    RULES,
-    folded=(rule for rule in RULES if rule.view == "folded"),
-    hidden=rules_hidden.RULES,
-    long=(rule for rule in RULES if rule.code in ("MEM207", "MEM301", "MEM304")),
-)
+
+@cache
+def prefilter() -> Prefilter:
+    """The rules' prefilter, built on first use (it reads every pattern: a few milliseconds)."""
+    return Prefilter(
+        RULES,
+        hidden=rules_hidden.RULES,
+        long=(rule for rule in RULES if rule.code in ("MEM207", "MEM301", "MEM304")),
+    )
+
+
 _COMMENT = re.compile(r"<!--(?!\s*mem:)(.*?)(?:-->|\Z)", re.DOTALL)
 _INVISIBLE = re.compile(
     f"[{rules_hidden.ZERO_WIDTH}{rules_hidden.BIDI}\U000e0000-\U000e007f\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]"
@@ -79,8 +86,13 @@ def _finding(rule: Rule, line: str, lineno: int, start: int, end: int) -> Findin
     return Finding(rule.code, rule.severity, message, lineno, start + 1, _visible(excerpt))
 
 
-def check_line(line: str, lineno: int = 1, rules: Iterable[Rule] | None = None) -> list[Finding]:
-    """Every finding of the text rules on one line, columns counted in the original line."""
+def check_line(
+    line: str, lineno: int = 1, rules: Iterable[Rule] | None = None, picked: Picked | None = None
+) -> list[Finding]:
+    """Every finding of the text rules on one line, columns counted in the original line.
+
+    `picked` narrows a pattern rule to some of its branches (memfiles.prefilter: the others cannot match).
+    """
     found: list[Finding] = []
     view: tuple[str, list[int] | None] | None = None
     for rule in RULES if rules is None else rules:
@@ -91,7 +103,9 @@ def check_line(line: str, lineno: int = 1, rules: Iterable[Rule] | None = None) 
         if view is None:
             view = fold(line)
         text, cols = view
-        for start, end in rule.check(text):
+        branches = picked.get(rule) if picked else None
+        spans = rule.check.search(text, branches) if isinstance(rule.check, FirstOf) else rule.check(text)
+        for start, end in spans:
             if cols is not None:
                 start, end = cols[start], cols[end - 1] + 1
             found.append(_finding(rule, line, lineno, start, end))
@@ -118,7 +132,7 @@ def check_text(text: str, rules: Iterable[Rule] | None = None) -> list[Finding]:
     lines: list[str] | None = None  # split only when needed: most lines are never looked at
     wanted = None if rules is None else {rule.code for rule in rules}
     found: list[Finding] = []
-    for index, (start, candidates) in sorted(_PREFILTER.candidates(text).items()):
+    for index, (start, candidates) in sorted(prefilter().candidates(text).items()):
         if start >= 0:
             end = text.find("\n", start)
             line = text[start:] if end < 0 else text[start:end]
@@ -129,7 +143,7 @@ def check_text(text: str, rules: Iterable[Rule] | None = None) -> list[Finding]:
         selected = sorted(
             (rule for rule in candidates if wanted is None or rule.code in wanted), key=lambda r: _ORDER[r.code]
         )
-        found.extend(check_line(line, index + 1, selected))
+        found.extend(check_line(line, index + 1, selected, candidates))
     if "<!--" in text and (wanted is None or HTML_COMMENT.code in wanted):
         found.extend(_comment_findings(text, lines or text.split("\n")))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

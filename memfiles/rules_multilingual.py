@@ -9,10 +9,6 @@ limites" in a phone plan stays clean), and your system prompt. The patterns read
 
 from __future__ import annotations
 
-import re
-
-from memfiles.findings import words
-
 _Q = r"['’]"  # apostrophe, straight or typographic
 _AI = (
     r"(?:ai|ia|ki|intelligence artificielle|inteligencia artificial|inteligencia artificiale|intelligenza artificiale|"
@@ -104,45 +100,3 @@ JAILBREAK = [
     r"(?:没有|不受|摆脱)(?:任何)?(?:道德|伦理)?(?:限制|约束|审查|道德|伦理|过滤)的(?:ai|人工智能|助手|机器人|模型)|"
     r"你(?:从不|绝不|永远不|不会|不能|不可以|不得)拒绝|(?:永远|绝对)不要拒绝",
 ]
-
-# Anchors for ASCII text (non-ASCII lines reach every folded rule through the prefilter anyway).
-ANCHORS: dict[str, list[str]] = {
-    "MEM103": words(
-        """ignore ignorer ignorez oublie ignora ignorar ignorad olvida olvidar omite esquec desconsidere dimentica
-        ignorate ignorier vergiss vergessen missachte tiens esqueca"""
-    ),
-    "MEM104": words(
-        """tu$ agis agissez comporte reponds repondez fais faites joue jouez incarne incarnez mettre mets mettez
-        mode$ modo$ modalita eres$ actua actuar actues comportate aja$ atue$ agisci comportati finge finja fingi haz$
-        voce$ agora$ sei$ du$ gib$ spiele spiel$ ubernimm uebernimm verhalte entwicklermodus"""
-    ),
-    "MEM105": words("""sans$ sin$ sem$ senza ohne jamais nunca rifiutare lehne verweigere importe"""),
-    "MEM106": words("""ton$ votre$ tes$ vos$ tu$ su$ tus$ sus$ seu$ teu$ suas$ tuas$ tuo$ tue$ dein ihr"""),
-}
-
-
-def _gate_words() -> re.Pattern[str]:
-    anchors = [word for code_words in ANCHORS.values() for word in code_words]
-    exact = [re.escape(word.removesuffix("$")) for word in anchors if word.endswith("$")]
-    prefixes = [re.escape(word) for word in anchors if not word.endswith("$")]
-    return re.compile(rf"\b(?:(?:{'|'.join(exact)})\b|{'|'.join(prefixes)})")
-
-
-# The patterns above run only on lines `gate` accepts (see memfiles.findings.first_of): folding has
-# already turned accented letters into ASCII, so every pattern but the Chinese ones holds an anchor word.
-_GATE_WORDS = _gate_words()
-_CJK = re.compile("[\u3400-\u9fff]")
-
-
-_last: tuple[str, bool] = ("", False)
-
-
-def gate(line: str) -> bool:
-    """Whether the patterns above can match `line` (folded): it has a Chinese character or an anchor word."""
-    global _last
-    cached = _last  # MEM103-MEM106 ask in turn about the same line object: answer once
-    if cached[0] is line:
-        return cached[1]
-    answer = _GATE_WORDS.search(line) is not None or (not line.isascii() and _CJK.search(line) is not None)
-    _last = (line, answer)
-    return answer

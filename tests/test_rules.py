@@ -358,7 +358,7 @@ def test_alternation_matches_like_a_plain_alternation(text: str) -> None:
 
 def test_memory_boilerplate_reaches_no_rule() -> None:
     # Speed depends on it: fact fields repeat in every memory file, so no rule may even look at them.
-    from memfiles.rules import _PREFILTER
+    from memfiles.rules import prefilter
 
     block = (
         "---\nscope: user:alice\nfacts:\n- id: f-3f9a1c2e\n  key: answer_format\n  value: prefers email over SMS\n"
@@ -366,4 +366,4 @@ def test_memory_boilerplate_reaches_no_rule() -> None:
         "  source_ref: session s-12, turn 4\n  stated_at: 2026-03-14\n  valid_from: 2026-01-01\n"
         "  expires_at: null\n  status: active\n  last_confirmed: 2026-03-14T10:00:00Z\n---\n# user:alice\n"
     )
-    assert _PREFILTER.candidates(block) == {}
+    assert prefilter().candidates(block) == {}
