@@ -21,7 +21,7 @@ from memfiles.memoryfile import (
     split_frontmatter,
     yaml_when,
 )
-from memfiles.model import CONFIDENCES, SUBJECTS
+from memfiles.model import CONFIDENCES, SUBJECTS, sha256_hex
 
 OUTCOMES = ("success", "failure", "partial", "unknown")
 # Canonical order of frontmatter fields (FORMAT.md, "Episodes").
@@ -113,10 +113,8 @@ class Episode:
 
 def episode_id(scope: str, session: str | None, started_at: str, summary: str) -> str:
     """A deterministic id (`e-` + 12 hex): the same episode recorded twice gets the same id."""
-    import hashlib  # only writers make ids; readers start faster without it
-
     seed = "\0".join((scope, session or "", started_at, " ".join(summary.split())))
-    return "e-" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:12]
+    return "e-" + sha256_hex(seed)[:12]
 
 
 def slug(episode: Episode) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -137,6 +136,8 @@ def _maintain(root: Path, env: dict[str, str]) -> None:
 
 def _commit_paths(root: Path, paths: list[str], message: str, env: dict[str, str]) -> bool:
     """`git add` + `git commit --only PATH…`: commits exactly `paths` whatever else is staged."""
+    import tempfile  # the porcelain way only: tempfile costs a millisecond on every write
+
     fd, listing = tempfile.mkstemp(prefix="mem-pathspec-", suffix=".txt")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -155,3 +155,14 @@ def test_text_libyaml_writes_differently_takes_the_python_emitter(text: str) -> 
 
     assert not _libyaml_safe({"facts": [{"value": text}]})
     assert _libyaml_safe({"facts": [{"value": text.replace("🎉", "").replace("\x85", "").replace("🙂", "")}]})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_ids_hash_as_hashlib_does(text: str) -> None:
+    # fact and episode ids must come out the same on every machine, whichever SHA-256 module it has
+    import hashlib
+
+    from memfiles.model import sha256_hex
+
+    assert sha256_hex(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()
