@@ -33,7 +33,7 @@ from collections.abc import Iterable
 
 from memfiles import rule_needs
 from memfiles.findings import FirstOf, Rule
-from memfiles.required import WORD, Atom, Needs, rarity_of_clause, requirements
+from memfiles.required import WORD, Atom, rarity, requirements
 from memfiles.textview import LEET, fold
 
 KEEP = "'_-+/=$@"
@@ -58,6 +58,7 @@ _CACHE_LIMIT = 200_000
 _PAIR_GAP = 4  # pairs with more words between them are not worth looking for
 _PAIR_BONUS = 6  # before any text is read: two words near each other are far rarer than either word
 _CLAUSE_COST = 4  # a line found by a clause costs its regular expression; found by a pair, mostly not
+_TRIE_AFTER = 512  # words looked up before a prefix table compiles its trie
 _WARM_UP = 100  # texts read before choosing, by what they held, how to look for each branch
 _Node = dict[str, "_Node"]  # a trie of characters; "" marks the end of a word
 _NONE: frozenset[int] = frozenset()
@@ -181,11 +182,15 @@ class Prefilter:
         for symbol, atom in self.branches.symbols:
             self.seen_atoms[atom] = self.seen_atoms.get(atom, 0) + scan.lowered.count(symbol)
         if self.texts == _WARM_UP:
-            self.branches.choose(self.seen_atoms)
-            self.token_branches.clear()
-            self.trigger_words.clear()
-            for token, atoms in self.token_atoms.items():
-                self._triggers(token, atoms)
+            self._choose()
+
+    def _choose(self) -> None:
+        self.texts = _WARM_UP
+        self.branches.choose(self.seen_atoms)
+        self.token_branches.clear()
+        self.trigger_words.clear()
+        for token, atoms in self.token_atoms.items():
+            self._triggers(token, atoms)
 
     def _atoms(self, token: str) -> frozenset[int]:
         """The atoms but the weak ones a token holds (learnt with it)."""
@@ -380,38 +385,62 @@ class Branches:
     """Every branch of the pattern rules with what its matches need (memfiles.required), indexed by atom."""
 
     def __init__(self, rules: list[Rule]):
-        self.ids: dict[Atom, int] = {}
+        self.atoms: list[Atom] = rule_needs.atoms()  # atom number -> atom: memfiles.rule_needs numbers them
+        self.ids: dict[Atom, int] = {atom: number for number, atom in enumerate(self.atoms)}
         self.owner: list[tuple[Rule, int]] = []  # branch number -> (rule, index in rule.check.branches)
         self.clauses: list[tuple[frozenset[int], ...]] = []
         self.ways: list[list[_Way]] = []  # every way a branch can be looked for: a clause, or a side of a pair
-        for rule in rules:
-            assert isinstance(rule.check, FirstOf)
-            for index, needs in enumerate(_needs(rule)):
-                self.owner.append((rule, index))
-                # A clause with an atom most words hold (`e` inside a word, a word of one letter) is not
-                # worth the check that the text holds it: it only counts as a way to look for the branch.
-                strong = [clause for clause in needs.clauses if not any(map(_weak, clause))]
-                self.clauses.append(tuple(self._ids(clause) for clause in strong))
-                ways: list[_Way] = [(self._ids(c), None, rarity_of_clause(c)[0]) for c in strong]
-                for left, gap, right in needs.pairs:
-                    if gap <= _PAIR_GAP:  # looked for by a side without weak atoms; the other side may have some
-                        pair = (self._ids(left), gap, self._ids(right))
-                        if not any(map(_weak, left)):
-                            ways.append((pair[0], (*pair, True), rarity_of_clause(left)[0] + _PAIR_BONUS))
-                        if not any(map(_weak, right)):
-                            ways.append((pair[2], (*pair, False), rarity_of_clause(right)[0] + _PAIR_BONUS))
-                self.ways.append(ways)
+        needs = [
+            (rule, index, clauses, pairs) for rule in rules for index, (clauses, pairs) in enumerate(self._needs(rule))
+        ]
+        weak = [_weak(atom) for atom in self.atoms]
+        rarities = [rarity(atom) for atom in self.atoms]
+
+        def rare(clause: frozenset[int]) -> int:  # memfiles.required.rarity_of_clause, by atom numbers
+            return min(rarities[atom] for atom in clause)
+
+        for rule, index, clauses, pairs in needs:
+            self.owner.append((rule, index))
+            # A clause with an atom most words hold (`e` inside a word, a word of one letter) is not
+            # worth the check that the text holds it, nor as a way to look for the branch.
+            strong = tuple(clause for clause in clauses if not any(weak[atom] for atom in clause))
+            self.clauses.append(strong)
+            ways: list[_Way] = [(clause, None, rare(clause)) for clause in strong]
+            for left, gap, right in pairs:
+                if gap <= _PAIR_GAP:  # looked for by a side without weak atoms; the other side may have some
+                    if not any(weak[atom] for atom in left):
+                        ways.append((left, (left, gap, right, True), rare(left) + _PAIR_BONUS))
+                    if not any(weak[atom] for atom in right):
+                        ways.append((right, (left, gap, right, False), rare(right) + _PAIR_BONUS))
+            self.ways.append(ways)
         self.checked = frozenset(atom for clauses in self.clauses for clause in clauses for atom in clause)
-        self.weak = frozenset(atom for key, atom in self.ids.items() if _weak(key))
-        self.strong_words = _Words({key: atom for key, atom in self.ids.items() if not _weak(key)})
-        self.weak_words = _Words({key: atom for key, atom in self.ids.items() if _weak(key)})
-        self.all_symbols = [(text, atom) for (kind, text), atom in self.ids.items() if kind == "sub"]
+        self.weak = frozenset(number for number, atom in enumerate(self.atoms) if _weak(atom))
+        self.strong_words = _Words({atom: n for n, atom in enumerate(self.atoms) if n not in self.weak})
+        self.weak_words = _Words({atom: n for n, atom in enumerate(self.atoms) if n in self.weak})
+        self.all_symbols = [(text, n) for n, (kind, text) in enumerate(self.atoms) if kind == "sub"]
         self.symbols = [(text, atom) for text, atom in self.all_symbols if text.isascii()]  # in raw ASCII text
         self.symbol_gate = re.compile("|".join(re.escape(text) for text, _ in self.symbols) or "(?!)")
         self.choose({})
 
+    def _needs(self, rule: Rule) -> list[rule_needs.Stored]:
+        """Clauses and pairs of each branch of a pattern rule, by atom number: from memfiles.rule_needs
+        while it is current, else worked out now (memfiles.required)."""
+        assert isinstance(rule.check, FirstOf)
+        stored = rule_needs.load(rule.code, rule.check.branches)
+        if stored is not None:
+            return stored
+        worked_out = [requirements(branch, rule.check.flags) for branch in rule.check.branches]
+        return [
+            ([self._ids(c) for c in clauses], [(self._ids(left), gap, self._ids(right)) for left, gap, right in pairs])
+            for clauses, pairs in worked_out
+        ]
+
     def _ids(self, clause: frozenset[Atom]) -> frozenset[int]:
-        return frozenset(self.ids.setdefault(atom, len(self.ids)) for atom in sorted(clause))
+        for atom in sorted(clause):
+            if atom not in self.ids:
+                self.ids[atom] = len(self.atoms)
+                self.atoms.append(atom)
+        return frozenset(self.ids[atom] for atom in clause)
 
     def choose(self, seen: dict[int, int]) -> None:
         """Pick how each branch is looked for: by what `seen` (how often each atom turned up) says is cheapest,
@@ -473,13 +502,6 @@ def _weak(atom: Atom) -> bool:
     return (kind == "infix" and len(text) <= 3) or (kind == "prefix" and len(text) <= 2)
 
 
-def _needs(rule: Rule) -> list[Needs]:
-    """What each branch of a pattern rule needs: from memfiles.rule_needs while it is current, else worked out."""
-    assert isinstance(rule.check, FirstOf)
-    stored = rule_needs.load(rule.code, rule.check.branches)
-    return stored if stored is not None else [requirements(b, rule.check.flags) for b in rule.check.branches]
-
-
 class _Words:
     """The atoms each word holds, for a set of atoms: exact words, prefixes and infixes (cached by word)."""
 
@@ -507,26 +529,51 @@ class _Words:
 
 
 class _Prefixes:
-    """Which of many prefixes a word starts with: one match of a trie-shaped regular expression finds the
-    longest, which carries the values of the shorter prefixes it starts with as well."""
+    """Which of many prefixes (or infixes) a word holds.
+
+    The first words are looked up one length at a time; after _TRIE_AFTER of them (a lint run, not a
+    write guard checking one value) one match of a trie-shaped regular expression finds the longest,
+    which carries the values of the shorter ones it starts with as well.
+    """
 
     def __init__(self, table: dict[str, set[Rule]] | dict[str, set[int]], anywhere: bool = False):
-        self.trie = re.compile(_trie(list(table)))
-        self.inside = re.compile(f"(?=({_trie(list(table))}))") if anywhere else None
+        self.table = {text: frozenset(values) for text, values in table.items()}
+        self.lengths = sorted({len(text) for text in table})
+        self.anywhere = anywhere
         self.closure = {
-            prefix: frozenset(v for n in range(1, len(prefix) + 1) for v in table.get(prefix[:n], ()))
-            for prefix in table
+            text: frozenset(v for n in range(1, len(text) + 1) for v in table.get(text[:n], ())) for text in table
         }
+        self.trie: re.Pattern[str] | None = None
+        self.asked = 0
+
+    def _compiled(self) -> re.Pattern[str] | None:
+        if self.trie is None:
+            self.asked += 1
+            if self.asked > _TRIE_AFTER:
+                body = _trie(list(self.table))
+                self.trie = re.compile(f"(?=({body}))" if self.anywhere else body)
+        return self.trie
 
     def of(self, word: str) -> frozenset:  # type: ignore[type-arg]
         """The values of every prefix `word` starts with."""
-        match = self.trie.match(word)
-        return self.closure[match.group()] if match else _NONE
+        trie = self._compiled()
+        if trie is not None:
+            match = trie.match(word)
+            return self.closure[match.group()] if match else _NONE
+        longest = None  # the longest's closure holds the shorter ones
+        for length in self.lengths:
+            if length > len(word):
+                break
+            if word[:length] in self.table:
+                longest = word[:length]
+        return self.closure[longest] if longest is not None else _NONE
 
     def within(self, word: str) -> list[frozenset]:  # type: ignore[type-arg]
         """The values of every one of them that `word` contains (built with `anywhere`)."""
-        assert self.inside is not None
-        return [self.closure[found] for found in self.inside.findall(word) if found]
+        trie = self._compiled()
+        if trie is not None:
+            return [self.closure[found] for found in trie.findall(word) if found]
+        return [values for text, values in self.table.items() if text in word]
 
 
 def _trie(words: list[str]) -> str:

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 try:  # the standard library's own parser of regular expressions (re._parser since Python 3.11)
     sre: Any = importlib.import_module("re._constants")
@@ -51,16 +50,14 @@ _EDGES = ("AT_BOUNDARY", "AT_BEGINNING", "AT_BEGINNING_LINE", "AT_BEGINNING_STRI
 _ENDS = ("AT_BOUNDARY", "AT_END", "AT_END_LINE", "AT_END_STRING")
 
 
-@dataclass(frozen=True, slots=True)
-class Needs:
+class Needs(NamedTuple):
     """What every match of one branch holds: clauses of atoms, and pairs of words near each other."""
 
-    clauses: list[Clause] = field(default_factory=list)
-    pairs: list[Pair] = field(default_factory=list)
+    clauses: list[Clause]
+    pairs: list[Pair]
 
 
-@dataclass(frozen=True, slots=True)
-class _Shape:
+class _Shape(NamedTuple):
     """How many words a match of a part holds (`most` None: no bound), and atoms of a word near each end.
 
     `head` is held by one of the first `head_skip + 1` words of every match, `tail` by one of its last
@@ -81,11 +78,11 @@ _EMPTY = _Shape(0, 0)
 def requirements(branch: str, flags: int = 0) -> Needs:
     """What every match of `branch` holds (nothing, when it cannot be read)."""
     if sre_parse is None:
-        return Needs()
+        return Needs([], [])
     try:
         items = list(sre_parse.parse(branch, flags))
     except re.error:
-        return Needs()
+        return Needs([], [])
     found = set(_sequence(items, before=False, after=False))
     clauses = sorted(found, key=lambda clause: (rarity_of_clause(clause), sorted(clause)), reverse=True)
     if len(items) == 1 and items[0][0] is sre.SUBPATTERN:  # `(?:…)` around the whole branch
@@ -425,11 +422,10 @@ CRC) is worked out afresh when the prefilter is built, so this file only ever sa
 from __future__ import annotations
 
 import zlib
-from typing import Any
-
-from memfiles.required import Needs
+from typing import Any, NamedTuple
 
 _KINDS = {"e": "exact", "p": "prefix", "i": "infix", "s": "sub"}
+Stored = tuple[list[frozenset[int]], list[tuple[frozenset[int], int, frozenset[int]]]]
 
 
 def crc(branches: tuple[str, ...]) -> int:
@@ -437,23 +433,21 @@ def crc(branches: tuple[str, ...]) -> int:
     return zlib.crc32("\\x00".join(branches).encode("utf-8"))
 
 
-def load(code: str, branches: tuple[str, ...]) -> list[Needs] | None:
-    """What each of `branches` of rule `code` needs, or None when this file was written for other branches."""
+def atoms() -> list[tuple[str, str]]:
+    """The atoms the entries number (memfiles.required: kind, text)."""
+    return [(_KINDS[text[0]], text[2:]) for text in ATOMS]
+
+
+def load(code: str, branches: tuple[str, ...]) -> list[Stored] | None:
+    """Clauses and pairs of each of `branches` of rule `code`, as numbers into `atoms()`; None when this
+    file was written for other branches."""
     entry = TABLE.get(code)
     if entry is None or entry[0] != crc(branches) or len(entry[1]) != len(branches):
         return None
     return [
-        Needs(
-            [frozenset(_atom(a) for a in clause) for clause in clauses],
-            [(frozenset(map(_atom, left)), gap, frozenset(map(_atom, right))) for left, gap, right in pairs],
-        )
+        ([frozenset(c) for c in clauses], [(frozenset(left), gap, frozenset(right)) for left, gap, right in pairs])
         for clauses, pairs in entry[1]
     ]
-
-
-def _atom(text: str) -> tuple[str, str]:
-    kind, _, value = text.partition(":")
-    return _KINDS[kind], value
 
 
 '''
@@ -463,27 +457,32 @@ def table_source(rules: list[Any]) -> str:
     """The text of memfiles/rule_needs.py for `rules` (FirstOf rules on the folded view)."""
     import zlib
 
-    def atoms(clause: Clause) -> tuple[str, ...]:
-        return tuple(sorted(f"{_KINDS[kind]}:{text}" for kind, text in clause))
+    numbers: dict[Atom, int] = {}
 
-    lines = [
-        _TABLE_HEAD,
-        "# One line per branch: (clauses, pairs), atoms as kind:text (e exact, p prefix, i infix, s sub).",
-        "TABLE: dict[str, tuple[int, tuple[Any, ...]]] = {",
-    ]
+    def ids(clause: Clause) -> tuple[int, ...]:
+        return tuple(sorted(numbers.setdefault(atom, len(numbers)) for atom in sorted(clause)))
+
+    entries = []
     for rule in rules:
         branches = rule.check.branches
-        lines.append(f"    {rule.code!r}: (")
-        lines.append(f"        {zlib.crc32(chr(0).join(branches).encode('utf-8'))},")
-        lines.append("        (")
+        rows = []
         for branch in branches:
             needs = requirements(branch, rule.check.flags)
-            clauses = tuple(atoms(clause) for clause in needs.clauses)
-            pairs = tuple((atoms(left), gap, atoms(right)) for left, gap, right in needs.pairs)
-            lines.append(f"            ({clauses!r}, {pairs!r}),")
-        lines.append("        ),")
-        lines.append("    ),")
-    lines.append("}")
+            clauses = tuple(ids(clause) for clause in needs.clauses)
+            pairs = tuple((ids(left), gap, ids(right)) for left, gap, right in needs.pairs)
+            rows.append(f"            ({clauses!r}, {pairs!r}),")
+        crc = zlib.crc32(chr(0).join(branches).encode("utf-8"))
+        entries += [f"    {rule.code!r}: (", f"        {crc},", "        (", *rows, "        ),", "    ),"]
+    atom_texts = [f"{_KINDS[kind]}:{text}" for (kind, text), _ in sorted(numbers.items(), key=lambda item: item[1])]
+    lines = [
+        _TABLE_HEAD,
+        "# Atoms as kind:text (e exact, p prefix, i infix, s sub); entries number them.",
+        f"ATOMS = {tuple(atom_texts)!r}",
+        "# One line per branch: (clauses, pairs).",
+        "TABLE: dict[str, tuple[int, tuple[Any, ...]]] = {",
+        *entries,
+        "}",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -86,8 +86,18 @@ def test_every_instruction_branch_can_be_looked_for() -> None:
 def test_the_stored_table_is_current() -> None:
     # memfiles/rule_needs.py only saves start-up time: regenerate with `python -m memfiles.required`
     assert Path(rule_needs.__file__).read_text(encoding="utf-8") == table_source(PATTERN_RULES)
+    atoms = rule_needs.atoms()
+
+    def named(numbers: frozenset[int]) -> frozenset[Atom]:
+        return frozenset(atoms[n] for n in numbers)
+
     for rule in PATTERN_RULES:
-        assert rule_needs.load(rule.code, rule.check.branches) == [requirements(b) for b in rule.check.branches]
+        stored = rule_needs.load(rule.code, rule.check.branches)
+        assert stored is not None
+        read = [
+            ([named(c) for c in clauses], [(named(a), g, named(b)) for a, g, b in pairs]) for clauses, pairs in stored
+        ]
+        assert read == [tuple(requirements(b)) for b in rule.check.branches]
 
 
 def test_a_changed_rule_is_worked_out_afresh() -> None:
@@ -147,3 +157,13 @@ def test_the_prefilter_never_hides_a_match_of_any_branch(
     alphabet = data.draw(st.sampled_from([None, _ASCII] if branch.isascii() else [None]))
     text = data.draw(st.from_regex(without_lookarounds(branch), alphabet=alphabet))
     assert sorted((f.code, f.line, f.col) for f in check_text(text) if f.code != "MEM205") == unfiltered(text)
+
+
+def test_a_rule_the_table_does_not_know_is_prefiltered_all_the_same() -> None:
+    from memfiles.findings import WARNING, Rule, first_of
+    from memfiles.prefilter import Prefilter
+
+    rule = Rule("MEM199", WARNING, "test", "", "", "", first_of(r"\bplugh\s+(?:\w+\s+)?xyzzy\b"))
+    prefilter = Prefilter([rule], hidden=[], long=[])
+    assert [line for line, _ in prefilter.candidates("nothing here\nsay plugh now xyzzy\n").items()] == [1]
+    assert prefilter.candidates("plugh stands alone here, far\nfrom the other word, xyzzy\n") == {}
