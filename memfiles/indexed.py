@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memfiles.episodes import Episode
@@ -21,6 +21,8 @@ from memfiles.index import (
     connect,
     decode_document,
     decode_episode,
+    digests_later,
+    episodes_indexed,
     memory_facts,
     path_of,
     refresh,
@@ -30,6 +32,8 @@ from memfiles.layout import Paths, Scope
 from memfiles.model import Fact
 from memfiles.recall import Document
 from memfiles.store import read_memory
+
+LIST_LATER = 2_000  # episodes in a scope from which listing its files in another process pays off
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,10 +176,38 @@ class IndexCorpus:
 
 @dataclass
 class IndexedEpisodes:
-    """recall.EpisodeSource from the scopes' indexes: statistics, candidates newest first, unparsable files."""
+    """recall.EpisodeSource from the scopes' indexes: statistics, candidates newest first, unparsable files.
+
+    `pending` holds, for a large scope whose files are being listed in another process, what waits for
+    that listing: until `settle` has run, the index may be behind the files.
+    """
 
     parts: list[_Part]
     problems: list[FileFormatError] = field(default_factory=list)
+    window: Window | None = None
+    pending: dict[str, Callable[[], dict[str, str | None]]] = field(default_factory=dict)
+    scopes: dict[str, Scope] = field(default_factory=dict)
+
+    def settle(self, paths: Paths) -> bool:
+        """Wait for the pending listings and bring those indexes up to date; False if any file had changed
+        (then what was read from them before must be read again)."""
+        assert self.window is not None or not self.pending
+        changed = False
+        pending, self.pending = self.pending, {}
+        for name, wait in pending.items():
+            part = next(p for p in self.parts if p.scope == name)
+            window = self.window
+            assert window is not None
+            digests = wait()
+            try:
+                if refresh(part.conn, paths, self.scopes[name], window.first_month, window.last_month, digests):
+                    changed = True
+            except (sqlite3.Error, OSError) as exc:
+                raise IndexUnavailable(f"recall index: {exc}") from exc
+        if changed and self.window is not None:
+            self.parts = [_Part(p.scope, p.conn, self.window) for p in self.parts]
+            self.problems = [problem for p in self.parts for problem in p.problems(self.window)]
+        return not changed
 
     @property
     def corpus(self) -> IndexCorpus:
@@ -196,20 +228,35 @@ class IndexedEpisodes:
         return memory_facts(part.conn, paths, scope) if part else read_memory(paths, scope).facts
 
     def close(self) -> None:
+        for wait in self.pending.values():  # a listing nobody asked for in the end: still reap its process
+            wait()
+        self.pending = {}
         for part in self.parts:
             part.conn.close()
 
 
-def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window) -> IndexedEpisodes:
-    """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable)."""
+def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window, later: bool = False) -> IndexedEpisodes:
+    """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable).
+
+    `later`: a scope of LIST_LATER episodes or more has its files listed in another process meanwhile,
+    and the caller must call `settle` before it trusts what it read.
+    """
     conns: list[sqlite3.Connection] = []
+    pending: dict[str, Callable[[], dict[str, str | None]]] = {}
     # A scope without episodes needs no index file (a home of 10,000 users with facts only stays lean).
     indexed = [s for s in scopes if paths.episodes_dir(s).is_dir() or path_of(paths, s).exists()]
     try:
         for scope in indexed:
             conns.append(connect(paths, scope))
-            refresh(conns[-1], paths, scope, window.first_month, window.last_month)
+            wait = None
+            if later and episodes_indexed(conns[-1]) >= LIST_LATER:
+                wait = digests_later(paths, scope, window.first_month, window.last_month)
+            if wait is None:
+                refresh(conns[-1], paths, scope, window.first_month, window.last_month)
+            else:
+                pending[str(scope)] = wait
         found = IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(indexed, conns, strict=True)])
+        found.window, found.pending, found.scopes = window, pending, {str(s): s for s in indexed}
         for part in found.parts:
             found.problems += part.problems(window)
         return found

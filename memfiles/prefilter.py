@@ -30,6 +30,7 @@ import re
 import string
 from bisect import bisect_right
 from collections.abc import Iterable
+from typing import Any
 
 from memfiles import rule_needs
 from memfiles.findings import FirstOf, Rule
@@ -99,14 +100,17 @@ class Prefilter:
         self.seen: set[str] = set()
         self.anchor_rules: dict[str, frozenset[Rule]] = {}  # word -> the anchored rules it triggers
         self.anchor_words: set[str] = set()
-        self.token_atoms: dict[str, frozenset[int]] = {}  # word -> the atoms of pattern rules it holds
-        self.atom_words: set[str] = set()
-        self.clause_atoms: dict[str, frozenset[int]] = {}  # word -> those of its atoms that clauses check
+        self.token_atoms: dict[str, frozenset[int]] = {}  # word -> the atoms of pattern rules it holds (not weak)
         self.all_atoms: dict[str, frozenset[int]] = {}  # word -> all its atoms, weak ones too, once needed
+        self.clause_atoms: dict[str, frozenset[int]] = {}  # word -> those of its atoms that clauses check
         self.clause_words: set[str] = set()
         self.token_branches: dict[str, frozenset[int]] = {}  # word -> branches whose trigger it meets
         self.trigger_words: set[str] = set()
         self.spelled_words: set[str] = set()  # words with two lone letters joined (`g-n`)
+        self._caches: tuple[dict[str, frozenset[Any]] | set[str], ...] = (
+            self.seen, self.anchor_rules, self.anchor_words, self.token_atoms, self.all_atoms, self.clause_atoms,
+            self.clause_words, self.token_branches, self.trigger_words, self.spelled_words,
+        )  # fmt: skip
         self.texts = 0  # texts read, up to _WARM_UP
         self.seen_atoms: dict[int, int] = {}  # atom -> how often those texts held it
 
@@ -133,7 +137,6 @@ class Prefilter:
         atoms = self.branches.atoms_of_words(words)
         if atoms:
             self.token_atoms[token] = atoms
-            self.atom_words.add(token)
             checked = atoms & self.branches.checked
             if checked:
                 self.clause_atoms[token] = checked
@@ -151,15 +154,9 @@ class Prefilter:
         lowered = text.lower()  # lower() may lengthen a few characters but keeps every newline
         scan = _Scan(lowered, lowered.translate(SEPARATORS))
         tokens = set(scan.spaced.split())
-        if len(self.seen) > _CACHE_LIMIT:
-            for table in (self.seen, self.anchor_rules, self.anchor_words, self.token_atoms, self.atom_words):
-                table.clear()
-            self.clause_atoms.clear()
-            self.clause_words.clear()
-            self.all_atoms.clear()
-            self.token_branches.clear()
-            self.trigger_words.clear()
-            self.spelled_words.clear()
+        if len(self.seen) > _CACHE_LIMIT:  # a vocabulary that keeps growing: start learning afresh
+            for cache in self._caches:
+                cache.clear()
         for token in tokens - self.seen:
             self._learn(token)
         if self.texts < _WARM_UP:
@@ -182,15 +179,11 @@ class Prefilter:
         for symbol, atom in self.branches.symbols:
             self.seen_atoms[atom] = self.seen_atoms.get(atom, 0) + scan.lowered.count(symbol)
         if self.texts == _WARM_UP:
-            self._choose()
-
-    def _choose(self) -> None:
-        self.texts = _WARM_UP
-        self.branches.choose(self.seen_atoms)
-        self.token_branches.clear()
-        self.trigger_words.clear()
-        for token, atoms in self.token_atoms.items():
-            self._triggers(token, atoms)
+            self.branches.choose(self.seen_atoms)
+            self.token_branches.clear()
+            self.trigger_words.clear()
+            for token, atoms in self.token_atoms.items():
+                self._triggers(token, atoms)
 
     def _atoms(self, token: str) -> frozenset[int]:
         """The atoms but the weak ones a token holds (learnt with it)."""

@@ -157,9 +157,17 @@ def recall(
                 found, broken = read_episodes(context.paths, scope, options.since, reference)  # rank applies --until
                 problems += broken
             memories.append(ScopeMemory(str(scope), facts, found))
-        if indexed is not None:
-            problems += indexed.problems
         items = rank(memories, query, now, options, indexed)
+        if indexed is not None:
+            from memfiles.index import IndexUnavailable
+
+            try:
+                fresh = indexed.settle(context.paths)
+            except IndexUnavailable:  # the index failed while it was brought up to date: read the files
+                return recall(context, scopes, query, options, budget, max_chars, use_index=False)
+            if not fresh:  # files changed since the index last saw them: rank them as they are now
+                items = rank(memories, query, now, options, indexed)
+            problems += indexed.problems
     finally:
         if indexed is not None:
             indexed.close()
@@ -172,7 +180,8 @@ def _indexed(paths: Paths, scopes: list[Scope], options: Options, reference: str
     from memfiles import index, indexed
 
     try:
-        return indexed.open_episodes(paths, scopes, indexed.Window.of(options.since, reference, options.until))
+        window = indexed.Window.of(options.since, reference, options.until)
+        return indexed.open_episodes(paths, scopes, window, later=True)
     except index.IndexUnavailable:
         return None
 

@@ -125,9 +125,17 @@ def age(path: Path, seconds: int = 3600) -> None:
     os.utime(path.parent, (past, past))
 
 
-@pytest.fixture
-def store(home: Path, monkeypatch: pytest.MonkeyPatch) -> HomeContext:
-    """A home with 300 episodes over two years in user:alice and 60 in org:acme, plus one broken file."""
+@pytest.fixture(params=["listed here", "listed in another process"])
+def store(home: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> HomeContext:
+    """A home with 300 episodes over two years in user:alice and 60 in org:acme, plus one broken file.
+
+    Every test runs twice: with the files listed before ranking, and listed by a forked process while
+    recall ranks on the index (what scopes of memfiles.indexed.LIST_LATER episodes or more do).
+    """
+    from memfiles import indexed
+
+    if request.param == "listed in another process":
+        monkeypatch.setattr(indexed, "LIST_LATER", 1)
     monkeypatch.setenv("MEM_NOW", NOW)
     context = open_context(home)
     rng = random.Random(5)
