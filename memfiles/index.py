@@ -27,7 +27,7 @@ import sqlite3
 import stat
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -265,7 +265,7 @@ class _Month:
     digest: str | None  # None while the folder itself changed too recently to trust its mtime
 
 
-def _list_month(folder: Path) -> _Month:
+def list_month(folder: Path) -> _Month:
     """A month folder's episode files with their stat, and a digest of that listing.
 
     The digest covers the folder's mtime (adding, removing or renaming a file changes it) and each
@@ -300,51 +300,12 @@ def _list_month(folder: Path) -> _Month:
 def _listing(paths: Paths, scope: Scope, first_month: str | None, last_month: str | None) -> dict[str, _Month]:
     # One process, in order: on this project's 2-core machines neither threads nor a forked second
     # process made the stat calls themselves faster (measured at 10k and 100k files).
-    return {stamp: _list_month(folder) for stamp, folder in paths.episode_months(scope, first_month, last_month)}
+    return {stamp: list_month(folder) for stamp, folder in paths.episode_months(scope, first_month, last_month)}
 
 
 def episodes_indexed(conn: sqlite3.Connection) -> int:
     """How many episodes the index holds (as of its last refresh)."""
     return int(conn.execute("SELECT coalesce(sum(docs), 0) FROM months").fetchone()[0])
-
-
-def digests_later(
-    paths: Paths, scope: Scope, first_month: str | None, last_month: str | None
-) -> Callable[[], dict[str, str | None]] | None:
-    """Start listing the months in range in a forked process; returns what waits for their digests.
-
-    The listing is a stat call per episode file (a third of a second at 100,000 files) and needs none
-    of this process: recall ranks on the index meanwhile, on the other CPU, and checks afterwards that
-    nothing changed (IndexedEpisodes.settle). None where there is no fork, or other threads run (the MCP
-    server): then the caller lists them itself.
-    """
-    import threading
-
-    if not hasattr(os, "fork") or threading.active_count() > 1:  # forking a threaded process is not safe
-        return None
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: digests only, then leave without running the parent's clean-up
-        code = 0
-        try:
-            listing = _listing(paths, scope, first_month, last_month)
-            with os.fdopen(write, "w") as out:
-                json.dump({month: found.digest for month, found in listing.items()}, out)
-        except BaseException:  # the parent then lists the months itself
-            code = 1
-        os._exit(code)
-    os.close(write)
-
-    def wait() -> dict[str, str | None]:
-        with os.fdopen(read) as incoming:
-            text = incoming.read()
-        _, status = os.waitpid(pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            return {month: None for month, _ in paths.episode_months(scope, first_month, last_month)}
-        found: dict[str, str | None] = json.loads(text)
-        return found
-
-    return wait
 
 
 def refresh(
@@ -369,7 +330,7 @@ def refresh(
         if not stale:
             return 0
         listing = {
-            stamp: _list_month(folder)
+            stamp: list_month(folder)
             for stamp, folder in paths.episode_months(scope, first_month, last_month)
             if stamp in stale
         }
