@@ -275,6 +275,8 @@ def lint(work: Path, runs: int) -> list[Row]:
     ours, base, _ = paired([MEM, "lint", "users"], scan, env, runs, big)
     rate = size / (ours / 1000)
     rows = [Row("mem lint throughput", rate, size / (base / 1000), "MB/s", "≥ 20 MB/s", rate >= 20, f"{size:.0f} MB")]
+    one, _, _ = paired([MEM, "lint", "--jobs", "1", "users"], scan, env, max(3, runs // 2), big)
+    rows.append(Row("mem lint throughput, one process", size / (one / 1000), None, "MB/s", "(informative)", None))
     small = corpus.scope_home(work / "scope-1k", 1000)
     ours, base, _ = paired([MEM, "lint", "users"], scan, environment(small), runs, small)
     rows.append(Row("mem lint, 1,000 small files", ours, base, "ms", "≤ 1000 ms", ours <= 1000, "vs rg scan"))

@@ -30,6 +30,8 @@ import re
 import string
 from bisect import bisect_right
 from collections.abc import Iterable
+from itertools import accumulate, repeat
+from operator import add
 from typing import Any
 
 from memfiles import rule_needs
@@ -44,7 +46,11 @@ WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003
 SEPARATORS = str.maketrans({c: " " for c in [*string.punctuation, *WHITESPACE] if c not in KEEP})
 _PIECES = re.compile(r"['_\-+/=]+")
 _LEET_TOKEN = re.compile(r"(?=.*[a-z].*[a-z]).*[0-9@$]")  # as memfiles.textview: letters mixed with leet digits
-_TWO_LETTERS = re.compile(r"(?<![a-z])[a-z][-_/][a-z](?![a-z])")  # `g-n` in `i g-n o r e`
+# Lone letters joined inside a token: three of them (`i-g-n`), or two at an edge of it (`g-n` in
+# `i g-n o r e`), which a lone letter in the next token can make three.
+_THREE_LETTERS = re.compile(r"(?<![a-z])[a-z][-_/][a-z][-_/][a-z](?![a-z])")
+_TWO_FIRST = re.compile(r"[a-z][-_/][a-z](?![a-z])")
+_TWO_LAST = re.compile(r"(?<![a-z])[a-z][-_/][a-z]\Z")
 _LETTERS = frozenset(string.ascii_lowercase)
 # Letters spelled out one by one (`i g n o r e`, `i-g-n`), which memfiles.textview joins, found on the
 # text's shape: every letter `a`, every joining character `s`, anything else `x`.
@@ -106,10 +112,11 @@ class Prefilter:
         self.clause_words: set[str] = set()
         self.token_branches: dict[str, frozenset[int]] = {}  # word -> branches whose trigger it meets
         self.trigger_words: set[str] = set()
-        self.spelled_words: set[str] = set()  # words with two lone letters joined (`g-n`)
-        self._caches: tuple[dict[str, frozenset[Any]] | set[str], ...] = (
+        self.spelled_words: set[str] = set()  # words with lone letters joined: `i-g-n`, or `g-n` at an edge
+        self.spelled_edges: dict[str, tuple[bool, bool, bool]] = {}  # word -> (three inside, two first, two last)
+        self._caches: tuple[dict[str, Any] | set[str], ...] = (
             self.seen, self.anchor_rules, self.anchor_words, self.token_atoms, self.all_atoms, self.clause_atoms,
-            self.clause_words, self.token_branches, self.trigger_words, self.spelled_words,
+            self.clause_words, self.token_branches, self.trigger_words, self.spelled_words, self.spelled_edges,
         )  # fmt: skip
         self.texts = 0  # texts read, up to _WARM_UP
         self.seen_atoms: dict[int, int] = {}  # atom -> how often those texts held it
@@ -132,8 +139,10 @@ class Prefilter:
         words = WORD.findall(token)
         if _LEET_TOKEN.match(token):  # `1gn0r3`: the folded view reads it as `ignore`
             words += WORD.findall(token.translate(LEET))
-        if _TWO_LETTERS.search(token):
+        edges = bool(_THREE_LETTERS.search(token)), bool(_TWO_FIRST.match(token)), bool(_TWO_LAST.search(token))
+        if any(edges):
             self.spelled_words.add(token)
+            self.spelled_edges[token] = edges
         atoms = self.branches.atoms_of_words(words)
         if atoms:
             self.token_atoms[token] = atoms
@@ -284,12 +293,21 @@ class Prefilter:
         """Whether the text may hold letters spelled out one by one (`i g n o r e`), which folding joins.
 
         Three such letters have a middle one with a joining character on each side: either a token of
-        one letter between single spaces with a lone letter beyond each, or two lone letters in one
-        token (`g-n`, learnt with the token).
+        one letter between single spaces with a lone letter beyond each, or a token that joins them
+        itself (`i-g-n`), or one that joins two at an edge (`g-n`, learnt with the token) beside a
+        lone letter across a single space.
         """
-        if not tokens.isdisjoint(self.spelled_words):
-            return True
         framed = f"{scan.framed} "
+        for token in tokens & self.spelled_words:
+            inside, first, last = self.spelled_edges[token]
+            if inside:
+                return True
+            for position in scan.find(token):
+                end = position + len(token) + 1  # the space after it
+                if first and framed[position - 1] in _LETTERS and framed[max(position - 2, 0)] not in _LETTERS:
+                    return True
+                if last and framed[end + 1] in _LETTERS and framed[end + 2] not in _LETTERS:
+                    return True
         for letter in tokens & _LETTERS:
             for position in scan.find(letter):  # framed[position + 1] is the letter, between single spaces
                 if (
@@ -335,7 +353,9 @@ class _Scan:
     def line(self, position: int) -> int:
         """The line index of a position in `framed`."""
         if self._newlines is None:
-            self._newlines = _find_all(self.framed, "\n")
+            # the k-th newline of `spaced`, at n, stands at n + 2k + 2 in `framed` (a space each side)
+            starts = self._line_starts()
+            self._newlines = [start + 2 * line + 1 for line, start in enumerate(starts[1:])]
         return bisect_right(self._newlines, position)
 
     def line_of_raw(self, position: int) -> int:
@@ -347,8 +367,8 @@ class _Scan:
         return self._line_starts()[line]
 
     def _line_starts(self) -> list[int]:
-        if self._starts is None:
-            self._starts = [0, *(p + 1 for p in _find_all(self.spaced, "\n"))]
+        if self._starts is None:  # from the lines' lengths, summed in C: a text of many short lines is common
+            self._starts = [0, *accumulate(map(add, map(len, self.spaced.split("\n")[:-1]), repeat(1)))]
         return self._starts
 
     def before(self, position: int, count: int) -> list[str]:
