@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import heapq
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from memfiles.episodes import Episode
 from memfiles.errors import FileFormatError
@@ -36,7 +34,6 @@ from memfiles.recall import Document
 from memfiles.store import read_memory
 
 LIST_LATER = 2_000  # episodes in a scope from which listing its files in another process pays off
-_LISTERS = 1  # processes that list them
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,30 +183,30 @@ class IndexedEpisodes:
     """
 
     parts: list[_Part]
-    problems: list[FileFormatError] = field(default_factory=list)
-    window: Window | None = None
-    pending: dict[str, Callable[[], dict[str, str | None]]] = field(default_factory=dict)
-    scopes: dict[str, Scope] = field(default_factory=dict)
+    window: Window
+    pending: list[tuple[Scope, Callable[[], dict[str, str | None]]]] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[FileFormatError]:
+        """The files in the window that could not be read, as the index has them now."""
+        return [problem for part in self.parts for problem in part.problems(self.window)]
 
     def settle(self, paths: Paths) -> bool:
         """Wait for the pending listings and bring those indexes up to date; False if any file had changed
         (then what was read from them before must be read again)."""
-        assert self.window is not None or not self.pending
         changed = False
-        pending, self.pending = self.pending, {}
-        for name, wait in pending.items():
-            part = next(p for p in self.parts if p.scope == name)
-            window = self.window
-            assert window is not None
+        pending, self.pending = self.pending, []
+        window = self.window
+        for scope, wait in pending:
+            part = next(p for p in self.parts if p.scope == str(scope))
             digests = wait()
             try:
-                if refresh(part.conn, paths, self.scopes[name], window.first_month, window.last_month, digests):
+                if refresh(part.conn, paths, scope, window.first_month, window.last_month, digests):
                     changed = True
             except (sqlite3.Error, OSError) as exc:
                 raise IndexUnavailable(f"recall index: {exc}") from exc
-        if changed and self.window is not None:
-            self.parts = [_Part(p.scope, p.conn, self.window) for p in self.parts]
-            self.problems = [problem for p in self.parts for problem in p.problems(self.window)]
+        if changed:
+            self.parts = [_Part(p.scope, p.conn, window) for p in self.parts]
         return not changed
 
     @property
@@ -231,9 +228,9 @@ class IndexedEpisodes:
         return memory_facts(part.conn, paths, scope) if part else read_memory(paths, scope).facts
 
     def close(self) -> None:
-        for wait in self.pending.values():  # a listing nobody asked for in the end: still reap its process
+        for _, wait in self.pending:  # a listing nobody asked for in the end: still reap its process
             wait()
-        self.pending = {}
+        self.pending = []
         for part in self.parts:
             part.conn.close()
 
@@ -241,45 +238,28 @@ class IndexedEpisodes:
 def digests_later(
     paths: Paths, scope: Scope, first_month: str | None, last_month: str | None
 ) -> Callable[[], dict[str, str | None]] | None:
-    """Start listing the months in range in forked processes; returns what waits for their digests.
+    """Start listing the months in range in a forked process; returns what waits for their digests.
 
     The listing is a stat call per episode file (0.3 s at 100,000 files, system time that a thread
     does not make faster) and needs nothing of this process: another process lists the months while
     recall ranks on the index, and recall checks afterwards that nothing changed (IndexedEpisodes.settle).
     (Two listing processes were slower: with recall itself, three processes share two CPUs.) None where
-    there is no fork, or other threads run (the MCP server): then the caller lists them itself.
+    this process may not fork (memfiles.forked.available): then the caller lists them itself.
     """
-    import threading
+    from memfiles import forked
 
-    if not hasattr(os, "fork") or threading.active_count() > 1:  # forking a threaded process is not safe
+    if not forked.available():
         return None
     months = paths.episode_months(scope, first_month, last_month)
-    shares = [months[job::_LISTERS] for job in range(_LISTERS) if months[job::_LISTERS]]
-    children: list[tuple[int, int, list[tuple[str, Path]]]] = []
-    for share in shares:
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # a child: digests only, then leave without running the parent's clean-up
-            code = 0
-            try:
-                with os.fdopen(write, "w") as out:
-                    json.dump({stamp: list_month(folder).digest for stamp, folder in share}, out)
-            except BaseException:  # the parent then lists these months itself
-                code = 1
-            os._exit(code)
-        os.close(write)
-        children.append((pid, read, share))
+    waiting = forked.start(
+        lambda: json.dumps({stamp: list_month(folder).digest for stamp, folder in months}).encode("utf-8")
+    )
 
     def wait() -> dict[str, str | None]:
-        found: dict[str, str | None] = {}
-        for pid, read, share in children:
-            with os.fdopen(read) as incoming:
-                text = incoming.read()
-            _, status = os.waitpid(pid, 0)
-            if os.waitstatus_to_exitcode(status) == 0:
-                found.update(json.loads(text))
-            else:
-                found.update((stamp, None) for stamp, _ in share)
+        data = waiting()
+        if data is None:  # the listing failed: a digest of None has these months listed again here
+            return dict.fromkeys((stamp for stamp, _ in months), None)
+        found: dict[str, str | None] = json.loads(data)
         return found
 
     return wait
@@ -292,7 +272,7 @@ def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window, later: 
     and the caller must call `settle` before it trusts what it read.
     """
     conns: list[sqlite3.Connection] = []
-    pending: dict[str, Callable[[], dict[str, str | None]]] = {}
+    pending: list[tuple[Scope, Callable[[], dict[str, str | None]]]] = []
     # A scope without episodes needs no index file (a home of 10,000 users with facts only stays lean).
     indexed = [s for s in scopes if paths.episodes_dir(s).is_dir() or path_of(paths, s).exists()]
     try:
@@ -304,12 +284,8 @@ def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window, later: 
             if wait is None:
                 refresh(conns[-1], paths, scope, window.first_month, window.last_month)
             else:
-                pending[str(scope)] = wait
-        found = IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(indexed, conns, strict=True)])
-        found.window, found.pending, found.scopes = window, pending, {str(s): s for s in indexed}
-        for part in found.parts:
-            found.problems += part.problems(window)
-        return found
+                pending.append((scope, wait))
+        return IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(indexed, conns, strict=True)], window, pending)
     except BaseException as exc:
         for conn in conns:
             conn.close()

@@ -180,19 +180,24 @@ def lint_paths(
     Large runs are shared out among `jobs` processes (default: one per CPU); the report is the same.
     """
     files = markdown_files(paths, base)
-    jobs = jobs or os.cpu_count() or 1
-    if jobs > 1 and hasattr(os, "fork") and len(files) >= 2 * jobs:
-        size = sum(_size(path) for path, _ in files)
-        jobs = min(jobs, max(1, size * 2 // max(_PARALLEL_BYTES, 1)))
+    jobs = _jobs(files, jobs or os.cpu_count() or 1)
+    if jobs > 1:
+        report = _lint_shared(files, select or [], ignore or [], jobs)
     else:
-        jobs = 1
-    report = _lint_parallel(files, select or [], ignore or [], jobs) if jobs > 1 else LintReport()
-    if jobs == 1:
-        for path, shown in files:
-            lint_file(path, shown, select or [], ignore or [], report)
+        report = _lint_files(files, select or [], ignore or [])
     report.findings.sort(key=lambda r: (r.path, r.finding.line, r.finding.col, r.finding.code))
     report.suppressed.sort(key=lambda r: (r.path, r.finding.line, r.finding.col, r.finding.code))
     return report
+
+
+def _jobs(files: list[tuple[Path, str]], most: int) -> int:
+    """How many processes to share `files` among: one per _PARALLEL_BYTES / 2 of text, up to `most`."""
+    from memfiles import forked
+
+    if most == 1 or len(files) < 2 * most or not forked.available():
+        return 1
+    size = sum(_size(path) for path, _ in files)
+    return min(most, max(1, size * 2 // max(_PARALLEL_BYTES, 1)))
 
 
 def _size(path: Path) -> int:
@@ -202,48 +207,40 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _lint_parallel(files: list[tuple[Path, str]], select: list[str], ignore: list[str], jobs: int) -> LintReport:
+def _lint_files(files: list[tuple[Path, str]], select: list[str], ignore: list[str]) -> LintReport:
+    report = LintReport()
+    for path, shown in files:
+        lint_file(path, shown, select, ignore, report)
+    return report
+
+
+def _lint_shared(files: list[tuple[Path, str]], select: list[str], ignore: list[str], jobs: int) -> LintReport:
     """Lint `files` in `jobs` forked processes (every jobs-th file each) and gather their reports.
 
     A process that fails leaves its share to this one, so the report is never short of a file.
     """
     import pickle
+    from functools import partial
+
+    from memfiles import forked
+
+    def pickled(share: list[tuple[Path, str]]) -> bytes:  # what a child sends back
+        return pickle.dumps(_lint_files(share, select, ignore))
 
     rules.prefilter()  # built once, before the fork: every process starts with it
-    children: list[tuple[int, int, list[tuple[Path, str]]]] = []
-    for job in range(jobs):
-        share = files[job::jobs]
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: lint its share, send the report, leave without cleaning up the parent's state
-            os.close(read)
-            code = 0
-            try:
-                mine = LintReport()
-                for path, shown in share:
-                    lint_file(path, shown, select, ignore, mine)
-                with os.fdopen(write, "wb") as out:
-                    pickle.dump(mine, out)
-            except BaseException:  # whatever went wrong, the parent lints this share itself
-                code = 1
-            os._exit(code)
-        os.close(write)
-        children.append((pid, read, share))
+    shares = [files[job::jobs] for job in range(jobs)]
+    waits = [forked.start(partial(pickled, share)) for share in shares]
     report = LintReport()
-    for pid, read, share in children:
-        with os.fdopen(read, "rb") as incoming:
-            data = incoming.read()
-        _, status = os.waitpid(pid, 0)
+    for share, wait in zip(shares, waits, strict=True):
+        data = wait()
         part: LintReport | None = None
-        if os.waitstatus_to_exitcode(status) == 0:
+        if data is not None:
             try:
                 part = pickle.loads(data)
             except (pickle.UnpicklingError, EOFError):
                 part = None
         if part is None:
-            part = LintReport()
-            for path, shown in share:
-                lint_file(path, shown, select, ignore, part)
+            part = _lint_files(share, select, ignore)
         report.findings.extend(part.findings)
         report.suppressed.extend(part.suppressed)
         report.files += part.files
