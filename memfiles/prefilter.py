@@ -34,9 +34,8 @@ from itertools import accumulate, repeat
 from operator import add
 from typing import Any
 
-from memfiles import rule_needs
 from memfiles.findings import FirstOf, Rule
-from memfiles.required import WORD, Atom, rarity, requirements
+from memfiles.required import WORD, Atom, Stored, rarity, requirements, stored_atoms, stored_needs
 from memfiles.textview import LEET, fold
 
 KEEP = "'_-+/=$@"
@@ -286,7 +285,7 @@ class Prefilter:
             view = fold(lines[index].removesuffix("\r"))[0]
             present = set(self.branches.atoms_of_words(WORD.findall(view)))
             present.update(atom for symbol, atom in self.branches.all_symbols if symbol in view)
-            _merge(found, index, found[index][0], self.branches.pick(self.branches.live(present), present))
+            _merge(found, index, found[index][0], self.branches.pick(present))
         return found
 
     def _may_be_spelled(self, tokens: set[str], scan: _Scan) -> bool:
@@ -398,7 +397,7 @@ class Branches:
     """Every branch of the pattern rules with what its matches need (memfiles.required), indexed by atom."""
 
     def __init__(self, rules: list[Rule]):
-        self.atoms: list[Atom] = rule_needs.atoms()  # atom number -> atom: memfiles.rule_needs numbers them
+        self.atoms: list[Atom] = stored_atoms()  # atom number -> atom: memfiles/rule_needs.py numbers them
         self.ids: dict[Atom, int] = {atom: number for number, atom in enumerate(self.atoms)}
         self.owner: list[tuple[Rule, int]] = []  # branch number -> (rule, index in rule.check.branches)
         self.clauses: list[tuple[frozenset[int], ...]] = []
@@ -435,11 +434,11 @@ class Branches:
         self.symbol_gate = re.compile("|".join(re.escape(text) for text, _ in self.symbols) or "(?!)")
         self.choose({})
 
-    def _needs(self, rule: Rule) -> list[rule_needs.Stored]:
-        """Clauses and pairs of each branch of a pattern rule, by atom number: from memfiles.rule_needs
+    def _needs(self, rule: Rule) -> list[Stored]:
+        """Clauses and pairs of each branch of a pattern rule, by atom number: from memfiles/rule_needs.py
         while it is current, else worked out now (memfiles.required)."""
         assert isinstance(rule.check, FirstOf)
-        stored = rule_needs.load(rule.code, rule.check.branches)
+        stored = stored_needs(rule.code, rule.check.branches)
         if stored is not None:
             return stored
         worked_out = [requirements(branch, rule.check.flags) for branch in rule.check.branches]
@@ -493,21 +492,16 @@ class Branches:
         """Whether every clause of branch `number` meets the atoms `present`."""
         return all(not clause.isdisjoint(present) for clause in self.clauses[number])
 
-    def live(self, present: set[int]) -> list[int]:
-        """Branches whose every clause meets `present`."""
+    def pick(self, present: set[int]) -> Picked:
+        """The branches a text holding the atoms `present` may match (every clause met), grouped by rule."""
         numbers = {number for atom in present for number in self.by_trigger.get(atom, ())}
         numbers.update(self.unanchored)
-        return [number for number in numbers if self.holds(number, present)]
-
-    def pick(self, live: list[int], present: set[int]) -> Picked:
-        """Of the `live` branches, those whose every clause meets `present`, grouped by rule."""
         picked: dict[Rule, set[int]] = {}
-        for number in live:
+        for number in numbers:
             if self.holds(number, present):
                 rule, index = self.owner[number]
                 picked.setdefault(rule, set()).add(index)
-        chosen: Picked = {rule: frozenset(indices) for rule, indices in picked.items()}
-        return chosen
+        return {rule: frozenset(indices) for rule, indices in picked.items()}
 
 
 def _weak(atom: Atom) -> bool:

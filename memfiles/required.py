@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import zlib
 from itertools import pairwise
 from typing import Any, NamedTuple
 
@@ -419,28 +420,30 @@ Written by `python -m memfiles.required`; do not edit. A rule whose branches cha
 CRC) is worked out afresh when the prefilter is built, so this file only ever saves time.
 """
 
-from __future__ import annotations
+from typing import Any
 
-import zlib
-from typing import Any, NamedTuple
-
-_KINDS = {"e": "exact", "p": "prefix", "i": "infix", "s": "sub"}
+'''
 Stored = tuple[list[frozenset[int]], list[tuple[frozenset[int], int, frozenset[int]]]]
 
 
 def crc(branches: tuple[str, ...]) -> int:
-    """The checksum that ties an entry to the branches it was worked out from."""
-    return zlib.crc32("\\x00".join(branches).encode("utf-8"))
+    """The checksum that ties a stored entry to the branches it was worked out from."""
+    return zlib.crc32("\x00".join(branches).encode("utf-8"))
 
 
-def atoms() -> list[tuple[str, str]]:
-    """The atoms the entries number (memfiles.required: kind, text)."""
-    return [(_KINDS[text[0]], text[2:]) for text in ATOMS]
+def stored_atoms() -> list[Atom]:
+    """The atoms the stored entries number."""
+    from memfiles.rule_needs import ATOMS
+
+    kinds = {short: kind for kind, short in _KINDS.items()}
+    return [(kinds[text[0]], text[2:]) for text in ATOMS]
 
 
-def load(code: str, branches: tuple[str, ...]) -> list[Stored] | None:
-    """Clauses and pairs of each of `branches` of rule `code`, as numbers into `atoms()`; None when this
-    file was written for other branches."""
+def stored_needs(code: str, branches: tuple[str, ...]) -> list[Stored] | None:
+    """Clauses and pairs of each of `branches` of rule `code`, as numbers into `stored_atoms()`; None when
+    memfiles/rule_needs.py was written for other branches."""
+    from memfiles.rule_needs import TABLE
+
     entry = TABLE.get(code)
     if entry is None or entry[0] != crc(branches) or len(entry[1]) != len(branches):
         return None
@@ -450,13 +453,8 @@ def load(code: str, branches: tuple[str, ...]) -> list[Stored] | None:
     ]
 
 
-'''
-
-
 def table_source(rules: list[Any]) -> str:
     """The text of memfiles/rule_needs.py for `rules` (FirstOf rules on the folded view)."""
-    import zlib
-
     numbers: dict[Atom, int] = {}
 
     def ids(clause: Clause) -> tuple[int, ...]:
@@ -471,8 +469,7 @@ def table_source(rules: list[Any]) -> str:
             clauses = tuple(ids(clause) for clause in needs.clauses)
             pairs = tuple((ids(left), gap, ids(right)) for left, gap, right in needs.pairs)
             rows.append(f"            ({clauses!r}, {pairs!r}),")
-        crc = zlib.crc32(chr(0).join(branches).encode("utf-8"))
-        entries += [f"    {rule.code!r}: (", f"        {crc},", "        (", *rows, "        ),", "    ),"]
+        entries += [f"    {rule.code!r}: (", f"        {crc(branches)},", "        (", *rows, "        ),", "    ),"]
     atom_texts = [f"{_KINDS[kind]}:{text}" for (kind, text), _ in sorted(numbers.items(), key=lambda item: item[1])]
     lines = [
         _TABLE_HEAD,

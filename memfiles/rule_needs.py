@@ -4,36 +4,7 @@ Written by `python -m memfiles.required`; do not edit. A rule whose branches cha
 CRC) is worked out afresh when the prefilter is built, so this file only ever saves time.
 """
 
-from __future__ import annotations
-
-import zlib
-from typing import Any, NamedTuple
-
-_KINDS = {"e": "exact", "p": "prefix", "i": "infix", "s": "sub"}
-Stored = tuple[list[frozenset[int]], list[tuple[frozenset[int], int, frozenset[int]]]]
-
-
-def crc(branches: tuple[str, ...]) -> int:
-    """The checksum that ties an entry to the branches it was worked out from."""
-    return zlib.crc32("\x00".join(branches).encode("utf-8"))
-
-
-def atoms() -> list[tuple[str, str]]:
-    """The atoms the entries number (memfiles.required: kind, text)."""
-    return [(_KINDS[text[0]], text[2:]) for text in ATOMS]
-
-
-def load(code: str, branches: tuple[str, ...]) -> list[Stored] | None:
-    """Clauses and pairs of each of `branches` of rule `code`, as numbers into `atoms()`; None when this
-    file was written for other branches."""
-    entry = TABLE.get(code)
-    if entry is None or entry[0] != crc(branches) or len(entry[1]) != len(branches):
-        return None
-    return [
-        ([frozenset(c) for c in clauses], [(frozenset(left), gap, frozenset(right)) for left, gap, right in pairs])
-        for clauses, pairs in entry[1]
-    ]
-
+from typing import Any
 
 
 # Atoms as kind:text (e exact, p prefix, i infix, s sub); entries number them.

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from memfiles import rule_needs
 from memfiles.findings import FirstOf
-from memfiles.required import WORD, Atom, requirements, table_source
+from memfiles.required import WORD, Atom, requirements, stored_atoms, stored_needs, table_source
 from memfiles.rules import RULES, check_line, check_text
 
 PATTERN_RULES = [rule for rule in RULES if isinstance(rule.check, FirstOf) and rule.view == "folded"]
@@ -86,13 +86,13 @@ def test_every_instruction_branch_can_be_looked_for() -> None:
 def test_the_stored_table_is_current() -> None:
     # memfiles/rule_needs.py only saves start-up time: regenerate with `python -m memfiles.required`
     assert Path(rule_needs.__file__).read_text(encoding="utf-8") == table_source(PATTERN_RULES)
-    atoms = rule_needs.atoms()
+    atoms = stored_atoms()
 
     def named(numbers: frozenset[int]) -> frozenset[Atom]:
         return frozenset(atoms[n] for n in numbers)
 
     for rule in PATTERN_RULES:
-        stored = rule_needs.load(rule.code, rule.check.branches)
+        stored = stored_needs(rule.code, rule.check.branches)
         assert stored is not None
         read = [
             ([named(c) for c in clauses], [(named(a), g, named(b)) for a, g, b in pairs]) for clauses, pairs in stored
@@ -102,7 +102,7 @@ def test_the_stored_table_is_current() -> None:
 
 def test_a_changed_rule_is_worked_out_afresh() -> None:
     rule = PATTERN_RULES[0]
-    assert rule_needs.load(rule.code, (*rule.check.branches[:-1], r"\bsomething else\b")) is None
+    assert stored_needs(rule.code, (*rule.check.branches[:-1], r"\bsomething else\b")) is None
 
 
 _ASCII = st.characters(codec="ascii")
