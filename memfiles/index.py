@@ -41,14 +41,16 @@ from memfiles.model import Fact
 from memfiles.recall import Document
 from memfiles.store import locked, read_memory
 
-INDEX_VERSION = 3  # bump when the schema or what is stored changes
+INDEX_VERSION = 4  # bump when the schema or what is stored changes
 _OTHER_VERSIONS_KEPT = 7 * 86400  # another version's index unused this long is removed
 RACY_NS = 2_000_000_000  # files modified this close to being read are re-checked by content next time
 _SAME_SECOND = 1024  # doc ids are start-time seconds × this + n, so id order is time order
 _BUSY_MS = 10_000
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE months(month TEXT PRIMARY KEY, digest TEXT, docs INTEGER NOT NULL);
+CREATE TABLE months(
+    month TEXT PRIMARY KEY, digest TEXT, docs INTEGER NOT NULL, length INTEGER NOT NULL, first TEXT, last TEXT
+);
 CREATE TABLE files(
     name TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
     inode INTEGER NOT NULL, racy INTEGER NOT NULL, sha TEXT NOT NULL, doc INTEGER, problem TEXT
@@ -56,10 +58,10 @@ CREATE TABLE files(
 CREATE INDEX files_month ON files(month);
 CREATE INDEX files_problems ON files(month) WHERE problem IS NOT NULL;
 CREATE TABLE docs(
-    id INTEGER PRIMARY KEY, month TEXT NOT NULL, lo TEXT NOT NULL, hi TEXT NOT NULL,
-    episode BLOB NOT NULL, document BLOB NOT NULL, session TEXT, length INTEGER NOT NULL
+    id INTEGER PRIMARY KEY, month TEXT NOT NULL, lo TEXT NOT NULL, hi TEXT NOT NULL, session TEXT,
+    length INTEGER NOT NULL, episode BLOB NOT NULL, document BLOB NOT NULL
 );
-CREATE INDEX docs_window ON docs(lo, hi, month);
+CREATE INDEX docs_window ON docs(month, lo, hi, length);
 CREATE INDEX docs_session ON docs(session) WHERE session IS NOT NULL;
 CREATE VIRTUAL TABLE postings USING fts5(terms, content='', tokenize='ascii', detail='none');
 CREATE TABLE vocabulary(term TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -394,8 +396,11 @@ def _refresh_month(
         conn.execute("DELETE FROM months WHERE month = ?", (month,))
     else:
         digest = None if racy_left else listed.digest
-        docs = conn.execute("SELECT count(doc) FROM files WHERE month = ?", (month,)).fetchone()[0]
-        conn.execute("INSERT OR REPLACE INTO months VALUES (?, ?, ?)", (month, digest, docs))
+        # What recall reads for a whole-index window, summed here once rather than over every doc per recall.
+        totals = conn.execute(
+            "SELECT count(*), coalesce(sum(length), 0), min(lo), max(lo) FROM docs WHERE month = ?", (month,)
+        ).fetchone()
+        conn.execute("INSERT OR REPLACE INTO months VALUES (?, ?, ?, ?, ?, ?)", (month, digest, *totals))
     return read
 
 
@@ -493,7 +498,7 @@ def _insert_doc(conn: sqlite3.Connection, month: str, episode: Episode, doc: Doc
         raise sqlite3.IntegrityError(f"more than {_SAME_SECOND} episodes start at {lo}")
     conn.execute(
         "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (doc_id, month, lo, hi, encode_episode(episode), encode_document(doc), episode.session or None, doc.length),
+        (doc_id, month, lo, hi, episode.session or None, doc.length, encode_episode(episode), encode_document(doc)),
     )
     conn.execute("INSERT INTO postings(rowid, terms) VALUES (?, ?)", (doc_id, _body(doc)))
     return doc_id

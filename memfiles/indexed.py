@@ -52,8 +52,8 @@ class Window:
 
     def covers(self, conn: sqlite3.Connection) -> bool:
         """Whether every indexed episode is in the window (then no episode needs checking one by one)."""
-        first, last = conn.execute("SELECT min(lo), max(lo) FROM docs").fetchone()
-        low, high = conn.execute("SELECT min(month), max(month) FROM months").fetchone()
+        sql = "SELECT min(first), max(last), min(month), max(month) FROM months"  # first, last: of the docs' starts
+        first, last, low, high = conn.execute(sql).fetchone()
         if first is None or low is None:
             return True
         since = self.since if not self.since or len(self.since) > 10 else f"{self.since}T00:00:00Z"
@@ -111,7 +111,7 @@ class _Part:
     def length(self) -> int:
         """The summed word length of the documents in the window (for BM25's average length)."""
         if self.everything:
-            return int(self.conn.execute("SELECT coalesce(sum(length), 0) FROM docs").fetchone()[0])
+            return int(self.conn.execute("SELECT coalesce(sum(length), 0) FROM months").fetchone()[0])
         sql = f"SELECT coalesce(sum(d.length), 0) FROM docs d WHERE {self.where}"
         return int(self.conn.execute(sql, self.values).fetchone()[0])
 
