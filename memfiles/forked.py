@@ -1,13 +1,18 @@
 """Work done in a forked child process while this one goes on: lint's shares, recall's file listing.
 
-The child runs one function, writes the bytes it returns to a pipe and leaves at once (`os._exit`:
-none of the parent's clean-up runs twice). The parent later waits for those bytes; a child that
-failed in any way gives None, and the caller then does that work itself, so nothing is ever lost.
+The child writes what it made to a pipe and leaves at once (`os._exit`: none of the parent's clean-up
+runs twice). A child that failed in any way gives nothing, and this process then does that work
+itself, so nothing is ever lost.
+
+- `start`: the child runs one function; the parent later waits for the bytes it returned.
+- `Split`: a list of jobs done from both ends, the child from the first while this process is busy
+  elsewhere, then this process from the last until the two meet.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable
 
 
@@ -42,3 +47,67 @@ def start(work: Callable[[], bytes]) -> Callable[[], bytes | None]:
         return data if os.waitstatus_to_exitcode(status) == 0 else None
 
     return wait
+
+
+class Split:
+    """Jobs 0 … count-1 shared with a forked child: it does 0, 1, 2, … from the moment of the fork, and
+    `results` does count-1, count-2, … here until it reaches a job the child has done, then stops the child.
+
+    Each job's result is one line of text (no newline). This suits work that another CPU makes faster and
+    this process can only start later: all of it is done, split by how fast each side turned out to be.
+    """
+
+    def __init__(self, count: int, job: Callable[[int], str]) -> None:
+        self._count = count
+        self._job = job
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: one line per job, in order, until done or stopped
+            os.close(read)
+            code = 0
+            try:
+                with os.fdopen(write, "wb", buffering=0) as out:
+                    for i in range(count):
+                        line = job(i)
+                        if "\n" in line:
+                            raise ValueError("a job's result must be one line")
+                        out.write(f"{line}\n".encode())
+            except BaseException:  # a stopped or failed child: the parent does what is left
+                code = 1
+            os._exit(code)
+        os.close(write)
+        os.set_blocking(read, False)
+        self._pid: int | None = pid
+        self._read = read
+
+    def results(self) -> list[str]:
+        """Every job's result, in job order: the child's so far, and the rest done here (newest first)."""
+        theirs: list[str] = []
+        mine: list[str] = []  # count-1, count-2, …
+        pending = b""
+        open_pipe = self._pid is not None
+        while len(theirs) + len(mine) < self._count:
+            if open_pipe:
+                try:
+                    data = os.read(self._read, 1 << 16)
+                except BlockingIOError:
+                    data = None
+                if data == b"":  # the child finished or failed: what it did not do is done here
+                    open_pipe = False
+                elif data:
+                    *lines, pending = (pending + data).split(b"\n")
+                    theirs += (line.decode("utf-8") for line in lines)
+                    theirs = theirs[: self._count - len(mine)]  # a job both sides did counts once
+                    continue
+            mine.append(self._job(self._count - 1 - len(mine)))
+        self.stop()
+        return theirs + mine[::-1]
+
+    def stop(self) -> None:
+        """Stop the child (if still running) and reap it; this process does no more of its jobs."""
+        if self._pid is None:
+            return
+        os.kill(self._pid, signal.SIGKILL)
+        os.waitpid(self._pid, 0)
+        os.close(self._read)
+        self._pid = None

@@ -11,9 +11,11 @@ from __future__ import annotations
 import heapq
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from memfiles import forked
 from memfiles.episodes import Episode
 from memfiles.errors import FileFormatError
 from memfiles.index import (
@@ -184,7 +186,7 @@ class IndexedEpisodes:
 
     parts: list[_Part]
     window: Window
-    pending: list[tuple[Scope, Callable[[], dict[str, str | None]]]] = field(default_factory=list)
+    pending: list[tuple[Scope, _Listing]] = field(default_factory=list)
 
     @property
     def problems(self) -> list[FileFormatError]:
@@ -192,14 +194,14 @@ class IndexedEpisodes:
         return [problem for part in self.parts for problem in part.problems(self.window)]
 
     def settle(self, paths: Paths) -> bool:
-        """Wait for the pending listings and bring those indexes up to date; False if any file had changed
+        """Finish the pending listings and bring those indexes up to date; False if any file had changed
         (then what was read from them before must be read again)."""
         changed = False
         pending, self.pending = self.pending, []
         window = self.window
-        for scope, wait in pending:
+        for scope, listing in pending:
             part = next(p for p in self.parts if p.scope == str(scope))
-            digests = wait()
+            digests = listing.digests()
             try:
                 if refresh(part.conn, paths, scope, window.first_month, window.last_month, digests):
                     changed = True
@@ -228,41 +230,37 @@ class IndexedEpisodes:
         return memory_facts(part.conn, paths, scope) if part else read_memory(paths, scope).facts
 
     def close(self) -> None:
-        for _, wait in self.pending:  # a listing nobody asked for in the end: still reap its process
-            wait()
+        for _, listing in self.pending:  # a listing nobody asked for in the end: stop and reap its process
+            listing.split.stop()
         self.pending = []
         for part in self.parts:
             part.conn.close()
 
 
-def digests_later(
-    paths: Paths, scope: Scope, first_month: str | None, last_month: str | None
-) -> Callable[[], dict[str, str | None]] | None:
-    """Start listing the months in range in a forked process; returns what waits for their digests.
+@dataclass
+class _Listing:
+    """A scope's month folders, listed by a forked process from the oldest and by this one from the newest."""
 
-    The listing is a stat call per episode file (0.3 s at 100,000 files, system time that a thread
-    does not make faster) and needs nothing of this process: another process lists the months while
-    recall ranks on the index, and recall checks afterwards that nothing changed (IndexedEpisodes.settle).
-    (Two listing processes were slower: with recall itself, three processes share two CPUs.) None where
-    this process may not fork (memfiles.forked.available): then the caller lists them itself.
+    months: list[tuple[str, Path]]
+    split: forked.Split
+
+    def digests(self) -> dict[str, str | None]:
+        return {stamp: json.loads(line) for (stamp, _), line in zip(self.months, self.split.results(), strict=True)}
+
+
+def digests_later(paths: Paths, scope: Scope, first_month: str | None, last_month: str | None) -> _Listing | None:
+    """Start listing the months in range in a forked process; returns what finishes the listing here.
+
+    The listing is a stat call per episode file (0.3 s of one CPU at 100,000 files, system time that a
+    thread does not make faster) and needs nothing of this process. Another process lists months from
+    the oldest while recall ranks on the index; then recall lists from the newest until the two meet
+    (forked.Split), and checks that nothing changed (IndexedEpisodes.settle). None where this process
+    may not fork (memfiles.forked.available): then the caller lists them itself.
     """
-    from memfiles import forked
-
     if not forked.available():
         return None
     months = paths.episode_months(scope, first_month, last_month)
-    waiting = forked.start(
-        lambda: json.dumps({stamp: list_month(folder).digest for stamp, folder in months}).encode("utf-8")
-    )
-
-    def wait() -> dict[str, str | None]:
-        data = waiting()
-        if data is None:  # the listing failed: a digest of None has these months listed again here
-            return dict.fromkeys((stamp for stamp, _ in months), None)
-        found: dict[str, str | None] = json.loads(data)
-        return found
-
-    return wait
+    return _Listing(months, forked.Split(len(months), lambda i: json.dumps(list_month(months[i][1]).digest)))
 
 
 def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window, later: bool = False) -> IndexedEpisodes:
@@ -272,19 +270,19 @@ def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window, later: 
     and the caller must call `settle` before it trusts what it read.
     """
     conns: list[sqlite3.Connection] = []
-    pending: list[tuple[Scope, Callable[[], dict[str, str | None]]]] = []
+    pending: list[tuple[Scope, _Listing]] = []
     # A scope without episodes needs no index file (a home of 10,000 users with facts only stays lean).
     indexed = [s for s in scopes if paths.episodes_dir(s).is_dir() or path_of(paths, s).exists()]
     try:
         for scope in indexed:
             conns.append(connect(paths, scope))
-            wait = None
+            listing = None
             if later and episodes_indexed(conns[-1]) >= LIST_LATER:
-                wait = digests_later(paths, scope, window.first_month, window.last_month)
-            if wait is None:
+                listing = digests_later(paths, scope, window.first_month, window.last_month)
+            if listing is None:
                 refresh(conns[-1], paths, scope, window.first_month, window.last_month)
             else:
-                pending.append((scope, wait))
+                pending.append((scope, listing))
         return IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(indexed, conns, strict=True)], window, pending)
     except BaseException as exc:
         for conn in conns:

@@ -1,9 +1,12 @@
-"""memfiles.forked: work in a child process comes back as bytes, or as None when the child failed."""
+"""memfiles.forked: work in a child process comes back, and what a failed child did not do is done here."""
 
 from __future__ import annotations
 
 import os
 import threading
+import time
+
+import pytest
 
 from memfiles import forked
 
@@ -32,3 +35,45 @@ def test_no_fork_while_another_thread_runs() -> None:
         release.set()
         other.join()
     assert forked.available()
+
+
+def test_split_does_every_job_once_from_both_ends() -> None:
+    parent = os.getpid()
+
+    def job(i: int) -> str:
+        time.sleep(0.01)
+        return f"{i} {'here' if os.getpid() == parent else 'child'}"
+
+    results = forked.Split(100, job).results()
+    assert [int(r.split()[0]) for r in results] == list(range(100))
+    assert results[0].endswith("child") and results[-1].endswith("here")
+    sides = [r.split()[1] for r in results]
+    assert sides == sorted(sides)  # the child's from the first, this process's from the last
+
+
+def test_split_with_a_child_that_fails_does_every_job_here() -> None:
+    parent = os.getpid()
+
+    def job(i: int) -> str:
+        if os.getpid() != parent:
+            raise RuntimeError("a child that crashes")
+        return str(i * i)
+
+    assert forked.Split(50, job).results() == [str(i * i) for i in range(50)]
+
+
+def test_split_whose_child_finished_first_does_nothing_here() -> None:
+    parent = os.getpid()
+    split = forked.Split(20, lambda i: f"{i} {os.getpid() == parent}")
+    time.sleep(0.5)
+    assert split.results() == [f"{i} False" for i in range(20)]
+
+
+def test_a_split_stopped_early_leaves_no_process_behind() -> None:
+    split = forked.Split(1000, lambda i: str(time.sleep(0.01)))
+    pid = split._pid
+    assert pid is not None
+    split.stop()
+    split.stop()  # twice is harmless
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
