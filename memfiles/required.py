@@ -345,9 +345,16 @@ def _sequence_shape(items: list[_Item], before: bool, after: bool) -> _Shape:
     shapes = [_part_shape(part) for part in _parts(items, before, after)]
     most = None if any(s.most is None for s in shapes) else sum(s.most or 0 for s in shapes)
     worded = [s for s in shapes if s.most != 0]  # the parts that may hold a word, in order
-    head = worded[0].head if worded and worded[0].least >= 1 else None
-    tail = worded[-1].tail if worded and worded[-1].least >= 1 else None
-    return _Shape(sum(s.least for s in shapes), most, head, tail)
+    first = worded[0] if worded and worded[0].least >= 1 else None
+    last = worded[-1] if worded and worded[-1].least >= 1 else None
+    return _Shape(
+        sum(s.least for s in shapes),
+        most,
+        first.head if first else None,
+        last.tail if last else None,
+        first.head_skip if first else 0,  # `(?:the law)`: `law`, one word after the start
+        last.tail_skip if last else 0,
+    )
 
 
 def _char_kind(op: Any, av: Any) -> str:
@@ -388,6 +395,8 @@ def _shape(op: Any, av: Any, before: bool, after: bool) -> _Shape:
             None if any(s.most is None for s in shapes) else max(s.most or 0 for s in shapes),
             frozenset().union(*heads) if all(heads) else None,  # type: ignore[arg-type]
             frozenset().union(*tails) if all(tails) else None,  # type: ignore[arg-type]
+            max(s.head_skip for s in shapes),
+            max(s.tail_skip for s in shapes),
         )
     if op in (sre.LITERAL, sre.IN, sre.ANY, sre.NOT_LITERAL):
         return _EMPTY if _char_kind(op, av) == "other" else _Shape(0, 1)
@@ -406,7 +415,7 @@ def _shape(op: Any, av: Any, before: bool, after: bool) -> _Shape:
         most = None if high is sre.MAXREPEAT or shape.most is None else high * shape.most
         if low == 0:
             return _Shape(0, most)
-        return _Shape(low * shape.least, most, shape.head, shape.tail)
+        return _Shape(low * shape.least, most, shape.head, shape.tail, shape.head_skip, shape.tail_skip)
     return _Shape(0, None)
 
 

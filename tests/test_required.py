@@ -69,6 +69,16 @@ def test_pairs_count_the_words_that_may_stand_between() -> None:
     # two words of a literal stretch: the rarer one, and how many words follow it
     needs = requirements(r"\bno need to\s+(?:\w+\s+){0,2}ask\b")
     assert (frozenset({("exact", "need")}), 3, frozenset({("exact", "ask")})) in needs.pairs
+    # the rarer word of a stretch inside a group, an alternative or a repeat keeps the words before it
+    needs = requirements(r"\bregardless of\s+(?:the\s+)?(?:ethics|the law)\b")
+    assert needs.pairs == [(frozenset({("exact", "regardless")}), 3, frozenset({("exact", "ethics"), ("exact", "law")}))]
+    needs = requirements(r"\bnever\s+(?:(?:the|a) law\s+)+")
+    assert needs.pairs == [(frozenset({("exact", "never")}), 1, frozenset({("exact", "law")}))]
+
+
+def test_a_match_whose_rare_word_comes_late_in_its_group_is_found() -> None:
+    # hypothesis found it: the gap ignored `the` before `law`, and the prefilter hid this line
+    assert [f.code for f in check_text("regardless of the the law")] == ["MEM105"]
 
 
 def test_what_cannot_be_read_requires_nothing() -> None:
