@@ -71,7 +71,8 @@ def test_pairs_count_the_words_that_may_stand_between() -> None:
     assert (frozenset({("exact", "need")}), 3, frozenset({("exact", "ask")})) in needs.pairs
     # the rarer word of a stretch inside a group, an alternative or a repeat keeps the words before it
     needs = requirements(r"\bregardless of\s+(?:the\s+)?(?:ethics|the law)\b")
-    assert needs.pairs == [(frozenset({("exact", "regardless")}), 3, frozenset({("exact", "ethics"), ("exact", "law")}))]
+    law = frozenset({("exact", "ethics"), ("exact", "law")})
+    assert needs.pairs == [(frozenset({("exact", "regardless")}), 3, law)]
     needs = requirements(r"\bnever\s+(?:(?:the|a) law\s+)+")
     assert needs.pairs == [(frozenset({("exact", "never")}), 1, frozenset({("exact", "law")}))]
 
