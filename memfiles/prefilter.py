@@ -223,10 +223,32 @@ class Prefilter:
     def _patterned(self, tokens: set[str], scan: _Scan) -> list[tuple[int, Picked]]:
         """Lines where a branch of a pattern rule may match, with that branch."""
         branches = self.branches
+        # The atoms the text holds that clauses check: a branch missing one of its clauses is not looked
+        # for at all (most of the work is looking near each place a common trigger word stands).
+        present: set[int] = set().union(*[self.clause_atoms[token] for token in tokens & self.clause_words])
+        symbol_lines: dict[int, list[int]] = {}  # atom -> lines holding it, for atoms that are symbols
+        if branches.symbol_gate.search(scan.lowered):
+            for symbol, atom in branches.symbols:
+                if symbol in scan.lowered:
+                    present.add(atom)
+                    if atom in branches.by_trigger:
+                        lines = [scan.line_of_raw(position) for position in _find_all(scan.lowered, symbol)]
+                        symbol_lines.setdefault(atom, []).extend(lines)
+        held: dict[int, bool] = {}
+
+        def holds(number: int) -> bool:
+            known = held.get(number)
+            if known is None:
+                known = held[number] = branches.holds(number, present)
+            return known
+
         found: dict[int, list[int]] = {}  # branch number -> lines holding its trigger
         for token in tokens & self.trigger_words:
+            numbers = [number for number in self.token_branches[token] if holds(number)]
+            if not numbers:
+                continue
             positions = scan.find(token)
-            for number in self.token_branches[token]:
+            for number in numbers:
                 pair = branches.pairs[number]
                 if pair is None:
                     found.setdefault(number, []).extend(map(scan.line, positions))
@@ -240,25 +262,18 @@ class Prefilter:
                     near = scan.after(position, len(token), gap + 1) if forward else scan.before(position, gap + 1)
                     if any(not other.isdisjoint(atoms(t)) for t in (token, *near)):
                         found.setdefault(number, []).append(scan.line(position))
-        present: set[int] = set()
-        if branches.symbol_gate.search(scan.lowered):
-            for symbol, atom in branches.symbols:
-                if symbol in scan.lowered:
-                    present.add(atom)
-                    for number in branches.by_trigger.get(atom, ()):
-                        lines = [scan.line_of_raw(position) for position in _find_all(scan.lowered, symbol)]
-                        found.setdefault(number, []).extend(lines)
+        for atom, lines in symbol_lines.items():
+            for number in branches.by_trigger.get(atom, ()):
+                if holds(number):
+                    found.setdefault(number, []).extend(lines)
         for number in branches.unanchored:
-            found.setdefault(number, []).extend(range(scan.spaced.count("\n") + 1))
-        if not found:
-            return []
-        present.update(*[self.clause_atoms[token] for token in tokens & self.clause_words])
+            if holds(number):
+                found.setdefault(number, []).extend(range(scan.spaced.count("\n") + 1))
         picked: list[tuple[int, Picked]] = []
         for number, lines in found.items():
-            if branches.holds(number, present):
-                rule, index = branches.owner[number]
-                selection: Picked = {rule: frozenset((index,))}
-                picked.extend((line, selection) for line in set(lines))
+            rule, index = branches.owner[number]
+            selection: Picked = {rule: frozenset((index,))}
+            picked.extend((line, selection) for line in set(lines))
         return picked
 
     def _unusual_lines(self, text: str, tokens: set[str], scan: _Scan) -> dict[int, tuple[int, Picked]]:
