@@ -34,7 +34,7 @@ try:  # the standard library's own parser of regular expressions (re._parser sin
 except ImportError:  # pragma: no cover - a Python that moved them: every branch is then unanchored
     sre = sre_parse = None
 
-from memfiles.words import STOPWORDS
+from memfiles.words import COMMONEST, STOPWORDS
 
 Atom = tuple[str, str]
 Clause = frozenset[Atom]
@@ -92,13 +92,14 @@ def requirements(branch: str, flags: int = 0) -> Needs:
 
 
 def rarity(atom: Atom) -> int:
-    """How rarely ordinary text holds `atom`: 0 for stop words, more for longer words and for symbols."""
+    """How rarely ordinary text holds `atom`: 0 for the commonest words, 1 for other stop words, more for
+    longer words and for symbols."""
     kind, text = atom
     if kind == "sub":
-        return 7
-    if text in STOPWORDS:
-        return 0
-    return len(text) + (kind == "exact")
+        return 8
+    if text in STOPWORDS:  # `not to`: `not`, a word before the end, makes the better trigger
+        return 0 if text in COMMONEST else 1
+    return len(text) + 1 + (kind == "exact")
 
 
 def rarity_of_clause(clause: Clause) -> tuple[int, int]:

@@ -24,6 +24,9 @@ the their theirs them themselves then there these they this those through to too
 what when where which while who whom whose why will with would you your yours yourself yourselves ll re ve
 """
 STOPWORDS = frozenset(_STOPWORDS.split())
+# The head of any English word-frequency list: far commoner than the other stop words.
+_COMMONEST = "the of and to a in is it you that he was for on are with as i his they be at this have from or by"
+COMMONEST = frozenset(_COMMONEST.split())
 # Irregular forms of common English verbs and nouns, so a question's "go" finds the story's "went".
 _IRREGULAR = """
 go:went,gone make:made take:took,taken come:came see:saw,seen get:got,gotten give:gave,given find:found

@@ -82,6 +82,12 @@ def test_a_match_whose_rare_word_comes_late_in_its_group_is_found() -> None:
     assert [f.code for f in check_text("regardless of the the law")] == ["MEM105"]
 
 
+def test_a_pair_is_looked_for_by_the_rarer_of_two_stop_words() -> None:
+    # `to` stands in almost every sentence, `not` in few: every place `to` stood was looked around
+    needs = requirements(r"\b(?:not to|never)\s+mention")
+    assert needs.pairs == [(frozenset({("exact", "not"), ("exact", "never")}), 1, frozenset({("prefix", "mention")}))]
+
+
 def test_what_cannot_be_read_requires_nothing() -> None:
     assert requirements(r"\w+\s+\w+").clauses == []
     assert requirements(r"(?:a|\w+)b").clauses == [frozenset({("infix", "b")})]
