@@ -81,7 +81,7 @@ class Split:
         self._read = read
 
     def results(self) -> list[str]:
-        """Every job's result, in job order: the child's so far, and the rest done here (newest first)."""
+        """Every job's result, in job order: those the child has done, and the rest done here from the last."""
         theirs: list[str] = []
         mine: list[str] = []  # count-1, count-2, …
         pending = b""
