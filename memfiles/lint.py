@@ -196,7 +196,12 @@ def _jobs(files: list[tuple[Path, str]], most: int) -> int:
 
     if most == 1 or len(files) < 2 * most or not forked.available():
         return 1
-    size = sum(_size(path) for path, _ in files)
+    enough = most * _PARALLEL_BYTES // 2  # enough text for `most` processes: the other files need no stat
+    size = 0
+    for path, _ in files:
+        size += _size(path)
+        if enough and size >= enough:
+            break
     return min(most, max(1, size * 2 // max(_PARALLEL_BYTES, 1)))
 
 
