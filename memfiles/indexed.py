@@ -14,8 +14,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memfiles import forked
 from memfiles.episodes import Episode
 from memfiles.errors import FileFormatError
 from memfiles.index import (
@@ -34,6 +34,9 @@ from memfiles.layout import Paths, Scope
 from memfiles.model import Fact
 from memfiles.recall import Document
 from memfiles.store import read_memory
+
+if TYPE_CHECKING:
+    from memfiles import forked
 
 LIST_LATER = 2_000  # episodes in a scope from which listing its files in another process pays off
 
@@ -257,6 +260,8 @@ def digests_later(paths: Paths, scope: Scope, first_month: str | None, last_mont
     (forked.Split), and checks that nothing changed (IndexedEpisodes.settle). None where this process
     may not fork (memfiles.forked.available): then the caller lists them itself.
     """
+    from memfiles import forked  # only for a scope this large: a small recall never forks
+
     if not forked.available():
         return None
     months = paths.episode_months(scope, first_month, last_month)
