@@ -50,6 +50,7 @@ _LEET_TOKEN = re.compile(r"(?=.*[a-z].*[a-z]).*[0-9@$]")  # as memfiles.textview
 _THREE_LETTERS = re.compile(r"(?<![a-z])[a-z][-_/][a-z][-_/][a-z](?![a-z])")
 _TWO_FIRST = re.compile(r"[a-z][-_/][a-z](?![a-z])")
 _TWO_LAST = re.compile(r"(?<![a-z])[a-z][-_/][a-z]\Z")
+_JOINED = re.compile(r"[a-z][-_/][a-z]")
 _LETTERS = frozenset(string.ascii_lowercase)
 # Letters spelled out one by one (`i g n o r e`, `i-g-n`), which memfiles.textview joins, found on the
 # text's shape: every letter `a`, every joining character `s`, anything else `x`.
@@ -122,7 +123,8 @@ class Prefilter:
 
     def _learn(self, token: str) -> None:
         found: set[Rule] = set()
-        for word in [token, *_PIECES.split(token)] if _PIECES.search(token) else [token]:
+        pieces = _PIECES.split(token)
+        for word in [token, *pieces] if len(pieces) > 1 else pieces:
             if word:
                 found.update(self.exact.get(word, ()))
                 found.update(self.prefixes.of(word))
@@ -138,10 +140,11 @@ class Prefilter:
         words = WORD.findall(token)
         if _LEET_TOKEN.match(token):  # `1gn0r3`: the folded view reads it as `ignore`
             words += WORD.findall(token.translate(LEET))
-        edges = bool(_THREE_LETTERS.search(token)), bool(_TWO_FIRST.match(token)), bool(_TWO_LAST.search(token))
-        if any(edges):
-            self.spelled_words.add(token)
-            self.spelled_edges[token] = edges
+        if _JOINED.search(token):  # all three need a letter joined to a letter: most tokens have none
+            edges = bool(_THREE_LETTERS.search(token)), bool(_TWO_FIRST.match(token)), bool(_TWO_LAST.search(token))
+            if any(edges):
+                self.spelled_words.add(token)
+                self.spelled_edges[token] = edges
         atoms = self.branches.atoms_of_words(words)
         if atoms:
             self.token_atoms[token] = atoms
