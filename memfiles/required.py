@@ -281,6 +281,9 @@ def _sequence(items: list[_Item], before: bool, after: bool) -> list[Clause]:
             clauses.append(frozenset(atoms[0] for atoms in per_string))  # each alternative by its rarest atom
             shared = set(per_string[0]).intersection(*per_string[1:])
             clauses.extend(frozenset((atom,)) for atom in shared)  # an atom all alternatives hold
+        in_order = [_word_atoms(text, starts, ends) for text in what]
+        if len(in_order) > 1 and all(in_order):  # each alternative by its first word, and by its last
+            clauses.extend({frozenset(words[0] for words in in_order), frozenset(words[-1] for words in in_order)})
     return clauses
 
 

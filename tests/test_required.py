@@ -45,8 +45,22 @@ def unfiltered(text: str) -> list[tuple[str, int, int]]:
         (r"\bnow\b", "right now", [{("exact", "now")}]),
         (r"\bapprov\w*", "approved", [{("prefix", "approv")}]),
         (r"[a-z]*gpt\b", "chatgpt", [{("infix", "gpt")}]),
-        (r"<\|(?:system|user)", "<|user", [{("sub", "<|")}]),  # each alternative by its rarest atom
-        (r"\b(?:do not|never)\s+tell\b", "do not tell", [{("exact", "tell")}, {("exact", "not"), ("exact", "never")}]),
+        # each alternative by its rarest atom, and by its first (and last) word
+        (r"<\|(?:system|user)", "<|user", [{("sub", "<|")}, {("prefix", "system"), ("prefix", "user")}]),
+        (
+            r"\b(?:joue|incarne) (?:le role|un personnage)\b",
+            "incarne un personnage",
+            [
+                {("exact", "joue"), ("exact", "incarne")},
+                {("exact", "role"), ("exact", "personnage")},
+                {("exact", "role"), ("exact", "personnage"), ("exact", "incarne")},
+            ],
+        ),
+        (
+            r"\b(?:do not|never)\s+tell\b",
+            "do not tell",
+            [{("exact", "tell")}, {("exact", "not"), ("exact", "never")}, {("exact", "do"), ("exact", "never")}],
+        ),
         (
             r"\b(?:i want|i need)\s+you\b",
             "i need you",
