@@ -30,6 +30,7 @@ import re
 import string
 from bisect import bisect_right
 from collections.abc import Iterable
+from functools import cache
 from itertools import accumulate, repeat
 from operator import add
 from typing import Any
@@ -326,14 +327,10 @@ class Prefilter:
                 if last and framed[end + 1] in _LETTERS and framed[end + 2] not in _LETTERS:
                     return True
         for letter in tokens & _LETTERS:
-            for position in scan.find(letter):  # framed[position + 1] is the letter, between single spaces
-                if (
-                    position >= 2
-                    and framed[position - 1] in _LETTERS
-                    and framed[position - 2] not in _LETTERS
-                    and framed[position + 3] in _LETTERS
-                    and framed[position + 4] not in _LETTERS
-                ):
+            # where the lone letter has a lone letter after it (rare: found in C), one before it too?
+            for match in _before_lone_letter(letter).finditer(framed):
+                at = match.start()  # framed[at - 1] is the space before the letter
+                if at >= 3 and framed[at - 1] == " " and framed[at - 2] in _LETTERS and framed[at - 3] not in _LETTERS:
                     return True
         return False
 
@@ -633,6 +630,12 @@ def _merge(chosen: dict[int, tuple[int, Picked]], index: int, position: int, pic
             mine[rule] = (mine.get(rule) or frozenset()) | branches
     if old_position < 0 <= position:
         chosen[index] = (position, mine)
+
+
+@cache
+def _before_lone_letter(letter: str) -> re.Pattern[str]:
+    """`letter` followed by a space and a letter standing alone (`a b ` in `x a b c`)."""
+    return re.compile(f"{letter} (?=[a-z][^a-z])")
 
 
 def _find_all(text: str, part: str) -> list[int]:
