@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable
+from typing import BinaryIO
 
 
 def available() -> bool:
@@ -24,21 +25,29 @@ def available() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def start(work: Callable[[], bytes]) -> Callable[[], bytes | None]:
-    """Run `work` in a forked child; returns what waits for its bytes (None if the child failed)."""
+def _fork(work: Callable[[BinaryIO], object]) -> tuple[int, int]:
+    """Fork a child that runs `work` on the writing end of a pipe and leaves; returns (its pid, the reading end).
+
+    The child exits 0 when `work` returned, 1 when anything went wrong: the parent does that work itself.
+    """
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child
         os.close(read)
         code = 0
         try:
-            data = work()
             with os.fdopen(write, "wb") as out:
-                out.write(data)
-        except BaseException:  # whatever went wrong, the parent does this work itself
+                work(out)
+        except BaseException:  # a failed (or stopped) child: the parent does what is left
             code = 1
         os._exit(code)
     os.close(write)
+    return pid, read
+
+
+def start(work: Callable[[], bytes]) -> Callable[[], bytes | None]:
+    """Run `work` in a forked child; returns what waits for its bytes (None if the child failed)."""
+    pid, read = _fork(lambda out: out.write(work()))
 
     def wait() -> bytes | None:
         with os.fdopen(read, "rb") as incoming:
@@ -60,22 +69,16 @@ class Split:
     def __init__(self, count: int, job: Callable[[int], str]) -> None:
         self._count = count
         self._job = job
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: one line per job, in order, until done or stopped
-            os.close(read)
-            code = 0
-            try:
-                with os.fdopen(write, "wb", buffering=0) as out:
-                    for i in range(count):
-                        line = job(i)
-                        if "\n" in line:
-                            raise ValueError("a job's result must be one line")
-                        out.write(f"{line}\n".encode())
-            except BaseException:  # a stopped or failed child: the parent does what is left
-                code = 1
-            os._exit(code)
-        os.close(write)
+
+        def lines(out: BinaryIO) -> None:  # in the child: one line per job, in order, until done or stopped
+            for i in range(count):
+                line = job(i)
+                if "\n" in line:
+                    raise ValueError("a job's result must be one line")
+                out.write(f"{line}\n".encode())
+                out.flush()
+
+        pid, read = _fork(lines)
         os.set_blocking(read, False)
         self._pid: int | None = pid
         self._read = read
