@@ -103,32 +103,37 @@ class Prefilter:
                     (self.exact if anchor.endswith("$") else prefixes).setdefault(word, set()).add(rule)
         self.substrings = [(text, dict.fromkeys(rules)) for text, rules in substrings.items()]
         self.prefixes = _Prefixes(prefixes)
+        # Where a word or a piece of one may start with an anchor: one search, and most tokens need no more.
+        starts = "|".join(sorted(map(re.escape, {*self.exact, *prefixes}))) or "(?!)"
+        self.anchor_start = re.compile(f"(?:^|{_PIECES.pattern})(?:{starts})")
         self.branches = Branches(patterned)
         self.seen: set[str] = set()
         self.anchor_rules: dict[str, frozenset[Rule]] = {}  # word -> the anchored rules it triggers
         self.anchor_words: set[str] = set()
         self.token_atoms: dict[str, frozenset[int]] = {}  # word -> the atoms of pattern rules it holds (not weak)
         self.all_atoms: dict[str, frozenset[int]] = {}  # word -> all its atoms, weak ones too, once needed
-        self.clause_atoms: dict[str, frozenset[int]] = {}  # word -> those of its atoms that clauses check
-        self.clause_words: set[str] = set()
+        # group (a clause, or a side of a pair) -> the words holding one of its atoms: a text holds the
+        # group when the two sets meet, which stops at the first word in common
+        self.group_words: list[set[str]] = [set() for _ in self.branches.groups]
         self.token_branches: dict[str, frozenset[int]] = {}  # word -> branches whose trigger it meets
         self.trigger_words: set[str] = set()
         self.spelled_words: set[str] = set()  # words with lone letters joined: `i-g-n`, or `g-n` at an edge
         self.spelled_edges: dict[str, tuple[bool, bool, bool]] = {}  # word -> (three inside, two first, two last)
         self._caches: tuple[dict[str, Any] | set[str], ...] = (
-            self.seen, self.anchor_rules, self.anchor_words, self.token_atoms, self.all_atoms, self.clause_atoms,
-            self.clause_words, self.token_branches, self.trigger_words, self.spelled_words, self.spelled_edges,
+            self.seen, self.anchor_rules, self.anchor_words, self.token_atoms, self.all_atoms, *self.group_words,
+            self.token_branches, self.trigger_words, self.spelled_words, self.spelled_edges,
         )  # fmt: skip
         self.texts = 0  # texts read, up to _WARM_UP
         self.seen_atoms: dict[int, int] = {}  # atom -> how often those texts held it
 
     def _learn(self, token: str) -> None:
         found: set[Rule] = set()
-        pieces = _PIECES.split(token)
-        for word in [token, *pieces] if len(pieces) > 1 else pieces:
-            if word:
-                found.update(self.exact.get(word, ()))
-                found.update(self.prefixes.of(word))
+        if self.anchor_start.search(token):
+            pieces = _PIECES.split(token)
+            for word in [token, *pieces] if len(pieces) > 1 else pieces:
+                if word:
+                    found.update(self.exact.get(word, ()))
+                    found.update(self.prefixes.of(word))
         for infix, infix_rules in self.infixes.items():
             if infix in token:
                 found.update(infix_rules)
@@ -149,10 +154,8 @@ class Prefilter:
         atoms = self.branches.atoms_of_words(words)
         if atoms:
             self.token_atoms[token] = atoms
-            checked = atoms & self.branches.checked
-            if checked:
-                self.clause_atoms[token] = checked
-                self.clause_words.add(token)
+            for group in {group for atom in atoms for group in self.branches.groups_of.get(atom, ())}:
+                self.group_words[group].add(token)
             self._triggers(token, atoms)
 
     def _triggers(self, token: str, atoms: frozenset[int]) -> None:
@@ -227,28 +230,38 @@ class Prefilter:
     def _patterned(self, tokens: set[str], scan: _Scan) -> list[tuple[int, Picked]]:
         """Lines where a branch of a pattern rule may match, with that branch."""
         branches = self.branches
-        # The atoms the text holds that clauses check: a branch missing one of its clauses is not looked
-        # for at all (most of the work is looking near each place a common trigger word stands).
-        present: set[int] = set().union(*[self.clause_atoms[token] for token in tokens & self.clause_words])
-        symbol_lines: dict[int, list[int]] = {}  # atom -> lines holding it, for atoms that are symbols
+        symbols: set[int] = set()  # the symbol atoms the text holds
+        symbol_lines: dict[int, list[int]] = {}  # atom -> lines holding it, for symbols that trigger branches
         if branches.symbol_gate.search(scan.lowered):
             for symbol, atom in branches.symbols:
                 if symbol in scan.lowered:
-                    present.add(atom)
+                    symbols.add(atom)
                     if atom in branches.by_trigger:
                         lines = [scan.line_of_raw(position) for position in _find_all(scan.lowered, symbol)]
                         symbol_lines.setdefault(atom, []).extend(lines)
+        group_words = self.group_words
         held: dict[int, bool] = {}
+        met: dict[int, bool] = {}
 
         def holds(number: int) -> bool:
+            # A branch missing one of its clauses in the text is not looked for at all (most of the
+            # work is looking near each place a common trigger word stands).
             known = held.get(number)
             if known is None:
-                known = held[number] = branches.holds(number, present)
+                known = held[number] = all(map(meets, branches.clause_groups[number]))
+            return known
+
+        def meets(group: int) -> bool:
+            known = met.get(group)
+            if known is None:
+                known = met[group] = not group_words[group].isdisjoint(tokens) or (
+                    not branches.group_symbols[group].isdisjoint(symbols)
+                )
             return known
 
         found: dict[int, list[int]] = {}  # branch number -> lines holding its trigger
         for token in tokens & self.trigger_words:
-            numbers = [number for number in self.token_branches[token] if holds(number)]
+            numbers = list(filter(holds, self.token_branches[token]))
             if not numbers:
                 continue
             positions = scan.find(token)
@@ -259,12 +272,17 @@ class Prefilter:
                     continue
                 left, gap, right, forward = pair
                 other = right if forward else left
-                atoms = self._all_atoms if not other.isdisjoint(branches.weak) else self._atoms
+                side = branches.other_side[number]
+                words = group_words[side] if side >= 0 else None
                 for position in positions:
                     # the tokens just after or before: a token holds one word or more, so counting tokens
                     # instead of words only looks further
                     near = scan.after(position, len(token), gap + 1) if forward else scan.before(position, gap + 1)
-                    if any(not other.isdisjoint(atoms(t)) for t in (token, *near)):
+                    if words is not None:  # the other side has no weak atoms: its words are known
+                        close = not words.isdisjoint((token, *near))
+                    else:
+                        close = any(not other.isdisjoint(self._all_atoms(t)) for t in (token, *near))
+                    if close:
                         found.setdefault(number, []).append(scan.line(position))
         for atom, lines in symbol_lines.items():
             for number in branches.by_trigger.get(atom, ()):
@@ -440,13 +458,26 @@ class Branches:
                     if not any(weak[atom] for atom in right):
                         ways.append((right, (left, gap, right, False), rare(right) + _PAIR_BONUS))
             self.ways.append(ways)
-        self.checked = frozenset(atom for clauses in self.clauses for clause in clauses for atom in clause)
+        # Groups of atoms whose words the prefilter keeps (a text holds a group when it holds one of them):
+        # every clause, and every side of a pair without weak atoms. Each once, by number; the groups of
+        # each branch's clauses, and those each atom is in.
+        sides = [pair[2] if pair[3] else pair[0] for ways in self.ways for _, pair, _ in ways if pair is not None]
+        clauses = [clause for clauses in self.clauses for clause in clauses]
+        strong_sides = [side for side in sides if not any(weak[atom] for atom in side)]
+        self.groups: list[frozenset[int]] = list(dict.fromkeys([*clauses, *strong_sides]))
+        self.group_ids = {group: number for number, group in enumerate(self.groups)}
+        self.clause_groups = [tuple(self.group_ids[clause] for clause in clauses) for clauses in self.clauses]
+        self.groups_of: dict[int, list[int]] = {}
+        for number, group in enumerate(self.groups):
+            for atom in group:
+                self.groups_of.setdefault(atom, []).append(number)
         self.weak = frozenset(number for number, atom in enumerate(self.atoms) if _weak(atom))
         self.strong_words = _Words({atom: n for n, atom in enumerate(self.atoms) if n not in self.weak})
         self.weak_words = _Words({atom: n for n, atom in enumerate(self.atoms) if n in self.weak})
         self.all_symbols = [(text, n) for n, (kind, text) in enumerate(self.atoms) if kind == "sub"]
         self.symbols = [(text, atom) for text, atom in self.all_symbols if text.isascii()]  # in raw ASCII text
         self.symbol_gate = re.compile("|".join(re.escape(text) for text, _ in self.symbols) or "(?!)")
+        self.group_symbols = [group & {atom for _, atom in self.all_symbols} for group in self.groups]
         self.choose({})
 
     def _needs(self, rule: Rule) -> list[Stored]:
@@ -476,11 +507,13 @@ class Branches:
         Any way finds every line the branch can match on, so the choice only changes the speed.
         """
         self.pairs: list[_Pair | None] = []  # the pair each branch is looked for by (None: a clause)
+        self.other_side: list[int] = []  # the group of the pair's other side (-1: none, or it has weak atoms)
         self.by_trigger: dict[int, list[int]] = {}  # atom -> branches looked for by a clause or side holding it
         self.unanchored: list[int] = []  # branches nothing is known of: every line
         for number, ways in enumerate(self.ways):
             if not ways:
                 self.pairs.append(None)
+                self.other_side.append(-1)
                 self.unanchored.append(number)
                 continue
             if seen:
@@ -490,6 +523,8 @@ class Branches:
             else:
                 atoms, pair, _ = max(ways, key=lambda way: (way[2], -(way[1][1] if way[1] else 0)))
             self.pairs.append(pair)
+            other = None if pair is None else pair[2] if pair[3] else pair[0]
+            self.other_side.append(-1 if other is None else self.group_ids.get(other, -1))
             for atom in atoms:
                 self.by_trigger.setdefault(atom, []).append(number)
 
@@ -534,11 +569,14 @@ class _Words:
         self.exact = {text: frozenset(atoms) for text, atoms in kinds["exact"].items()}
         self.prefixes = _Prefixes(kinds["prefix"])
         self.infixes = _Prefixes(kinds["infix"], anywhere=True)
+        self.digits = any(text.isdigit() for text in (*kinds["exact"], *kinds["prefix"], *kinds["infix"]))
         self.cache: dict[str, frozenset[int]] = {}
 
     def atoms(self, word: str) -> frozenset[int]:
         """The atoms `word` holds."""
         atoms = self.cache.get(word)
+        if atoms is None and not self.digits and word.isdigit():  # numbers and ids: no atom is all digits
+            return _NONE
         if atoms is None:
             atoms = self.exact.get(word, _NONE) | self.prefixes.of(word)
             inside = self.infixes.within(word)
