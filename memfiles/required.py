@@ -349,16 +349,24 @@ def _sequence_shape(items: list[_Item], before: bool, after: bool) -> _Shape:
     shapes = [_part_shape(part) for part in _parts(items, before, after)]
     most = None if any(s.most is None for s in shapes) else sum(s.most or 0 for s in shapes)
     worded = [s for s in shapes if s.most != 0]  # the parts that may hold a word, in order
-    first = worded[0] if worded and worded[0].least >= 1 else None
-    last = worded[-1] if worded and worded[-1].least >= 1 else None
-    return _Shape(
-        sum(s.least for s in shapes),
-        most,
-        first.head if first else None,
-        last.tail if last else None,
-        first.head_skip if first else 0,  # `(?:the law)`: `law`, one word after the start
-        last.tail_skip if last else 0,
-    )
+    head, head_skip = _near_end(worded, last=False)
+    tail, tail_skip = _near_end(worded, last=True)
+    return _Shape(sum(s.least for s in shapes), most, head, tail, head_skip, tail_skip)
+
+
+def _near_end(worded: list[_Shape], last: bool) -> tuple[Clause | None, int]:
+    """What a word near the start of a sequence holds (near its end, with `last`), and how many words may
+    come before that word (after it): the first part that always holds a word names it, and the optional
+    parts before that one are counted past (`(?:is\\s+)?(?:now\\s+)?enabled`: `enabled`, two words in)."""
+    skipped = 0
+    for shape in reversed(worded) if last else worded:
+        if shape.least >= 1:
+            clause, skip = (shape.tail, shape.tail_skip) if last else (shape.head, shape.head_skip)
+            return (clause, skipped + skip) if clause else (None, 0)  # `(?:the law)`: `law`, one word in
+        if shape.most is None:
+            return None, 0  # any number of words may come first
+        skipped += shape.most
+    return None, 0
 
 
 def _char_kind(op: Any, av: Any) -> str:

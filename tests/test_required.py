@@ -91,6 +91,18 @@ def test_pairs_count_the_words_that_may_stand_between() -> None:
     assert needs.pairs == [(frozenset({("exact", "never")}), 1, frozenset({("exact", "law")}))]
 
 
+def test_a_group_that_starts_or_ends_with_optional_words_is_named_by_the_word_past_them() -> None:
+    # `developer mode is now enabled`: `enabled` is one of the first three words of the group, so the
+    # pair looks up to two words past `mode`; before, such a group named no word and made no pair
+    needs = requirements(r"\bmode\s+(?:(?:is\s+)?(?:now\s+)?enabled|on)\b")
+    assert needs.pairs == [(frozenset({("exact", "mode")}), 2, frozenset({("exact", "enabled"), ("exact", "on")}))]
+    needs = requirements(r"\b(?:on|enabled(?:\s+now)?(?:\s+is)?)\s+mode\b")
+    assert needs.pairs == [(frozenset({("exact", "enabled"), ("exact", "on")}), 2, frozenset({("exact", "mode")}))]
+    # a group that may start with any number of words names none
+    assert requirements(r"\bmode\s+(?:(?:\w+\s+)*enabled|on)\b").pairs == []
+    assert [f.code for f in check_text("the developer mode is now enabled")] == ["MEM104"]
+
+
 def test_a_match_whose_rare_word_comes_late_in_its_group_is_found() -> None:
     # hypothesis found it: the gap ignored `the` before `law`, and the prefilter hid this line
     assert [f.code for f in check_text("regardless of the the law")] == ["MEM105"]
