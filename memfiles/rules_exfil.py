@@ -110,7 +110,7 @@ ANCHORS: dict[str, list[str]] = {
     "MEM402": _URL_ANCHORS,
     "MEM403": _URL_ANCHORS,
     "MEM404": _URL_ANCHORS,
-    "MEM405": ["data$"],
+    "MEM405": ["data:"],  # the text itself, colon and all: the word `data` alone is common prose
     "MEM406": words(
         """post$ put$ patch$ curl$ wget$ nc$ ncat$ netcat$ /dev/tcp sh$ bash$ connect$ sendall$ sendto$
         storbinary$ smtplib dup2$ scp$ rsync$ urlopen"""
