@@ -61,6 +61,7 @@ _SHAPE = str.maketrans(
 _SPELLED = re.compile(r"(?<!a)asasa(?!a)")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL_BYTES = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])  # what _CONTROLS matches
 _LONG = 24
 _CACHE_LIMIT = 200_000
 _PAIR_GAP = 4  # pairs with more words between them are not worth looking for
@@ -232,7 +233,7 @@ class Prefilter:
         branches = self.branches
         symbols: set[int] = set()  # the symbol atoms the text holds
         symbol_lines: dict[int, list[int]] = {}  # atom -> lines holding it, for symbols that trigger branches
-        if branches.symbol_gate.search(scan.lowered):
+        if any(char in scan.lowered for char in branches.symbol_chars):  # memchr: faster than one regex
             for symbol, atom in branches.symbols:
                 if symbol in scan.lowered:
                     symbols.add(atom)
@@ -302,7 +303,7 @@ class Prefilter:
         """Lines with other scripts or control characters (for the hidden-text rules), and lines whose folded
         view differs from their lower-case text beyond leetspeak (tried by the pattern rules on that view)."""
         other = [m.start() for m in _NON_ASCII.finditer(text)] if not text.isascii() else []
-        controls = [m.start() for m in _CONTROLS.finditer(text)] if _CONTROLS.search(text) else []
+        controls = [m.start() for m in _CONTROLS.finditer(text)] if _has_controls(text) else []
         spelled: list[int] = []
         if self._may_be_spelled(tokens, scan):
             shape = f"\n{scan.lowered}\n".translate(_SHAPE)  # framed: a spelled-out word at either end has an edge
@@ -476,7 +477,7 @@ class Branches:
         self.weak_words = _Words({atom: n for n, atom in enumerate(self.atoms) if n in self.weak})
         self.all_symbols = [(text, n) for n, (kind, text) in enumerate(self.atoms) if kind == "sub"]
         self.symbols = [(text, atom) for text, atom in self.all_symbols if text.isascii()]  # in raw ASCII text
-        self.symbol_gate = re.compile("|".join(re.escape(text) for text, _ in self.symbols) or "(?!)")
+        self.symbol_chars = sorted({text[0] for text, _ in self.symbols})  # a text holding a symbol holds one
         self.group_symbols = [group & {atom for _, atom in self.all_symbols} for group in self.groups]
         self.choose({})
 
@@ -674,6 +675,15 @@ def _merge(chosen: dict[int, tuple[int, Picked]], index: int, position: int, pic
 def _before_lone_letter(letter: str) -> re.Pattern[str]:
     """`letter` followed by a space and a letter standing alone (`a b ` in `x a b c`)."""
     return re.compile(f"{letter} (?=[a-z][^a-z])")
+
+
+def _has_controls(text: str) -> bool:
+    """Whether `text` holds a character _CONTROLS matches. For ASCII text (almost all), whether deleting
+    them shortens its bytes: five times faster than the regular expression's search."""
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data.translate(None, _CONTROL_BYTES)) != len(data)
+    return _CONTROLS.search(text) is not None
 
 
 def _find_all(text: str, part: str) -> list[int]:

@@ -367,3 +367,12 @@ def test_memory_boilerplate_reaches_no_rule() -> None:
         "  expires_at: null\n  status: active\n  last_confirmed: 2026-03-14T10:00:00Z\n---\n# user:alice\n"
     )
     assert prefilter().candidates(block) == {}
+
+
+def test_control_characters_are_found_as_the_regular_expression_finds_them() -> None:
+    # The prefilter tests ASCII text for control characters by deleting them from its bytes
+    from memfiles.prefilter import _CONTROLS, _has_controls
+
+    for code in [*range(0x100), 0x2028, 0x200B, 0xFEFF]:
+        for text in (chr(code), f"plain text {chr(code)} here", f"caf\u00e9 {chr(code)}"):
+            assert _has_controls(text) == bool(_CONTROLS.search(text)), hex(code)
