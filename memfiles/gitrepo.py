@@ -22,21 +22,42 @@ FALLBACK_EMAIL = "mem@localhost"
 def _run(
     root: Path, *args: str, env: dict[str, str] | None = None, check: bool = True, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    try:
-        result = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            input=stdin,
-            stdin=subprocess.DEVNULL if stdin is None else None,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
-    if check and result.returncode != 0:
-        words = (result.stderr or result.stdout).strip().splitlines()
-        raise GitError(f"git {' '.join(args[:2])} failed in {root}: {' '.join(words[-3:])}")
-    return result
+    return _Running(root, *args, env=env, stdin=stdin).result(check)
+
+
+_EARLY_INPUT = 16_384  # input written as a command starts, well under a pipe's 64 KiB
+
+
+class _Running:
+    """A git command started and not yet waited for: a commit runs two at once where one needs no
+    other's output (the machine has cores to spare while git reads a 10,000-entry index)."""
+
+    def __init__(self, root: Path, *args: str, env: dict[str, str] | None = None, stdin: str | None = None):
+        self.root, self.args, self.stdin = root, args, stdin
+        try:
+            self.process = subprocess.Popen(
+                ["git", "-C", str(root), *args],
+                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
+        if stdin is not None and len(stdin) <= _EARLY_INPUT and self.process.stdin:
+            self.process.stdin.write(stdin)  # fits the pipe: the command starts on it at once
+            self.process.stdin.close()
+            self.process.stdin = self.stdin = None  # communicate() then only reads
+
+    def result(self, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Wait for the command (writing what is left of its input first); GitError if it failed and `check`."""
+        out, err = self.process.communicate(self.stdin)
+        result = subprocess.CompletedProcess(self.process.args, self.process.returncode, out, err)
+        if check and result.returncode != 0:
+            words = (err or out).strip().splitlines()
+            raise GitError(f"git {' '.join(self.args[:2])} failed in {self.root}: {' '.join(words[-3:])}")
+        return result
 
 
 def identity_env(root: Path) -> dict[str, str]:
@@ -96,24 +117,30 @@ def commit(root: Path, paths: list[str], message: str) -> bool:
     every tracked file more than once (0.1 s at 10,000 files). A person's own staged changes, a
     signing setup or a first commit take the porcelain way, which commits only `paths` too.
     """
+    # HEAD and the settings are asked while the paths are staged (staging them first is harmless
+    # on the porcelain way, which stages them again); the three take 15 ms one after another.
+    asking = _Running(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    listing = "".join(f"{path}\0" for path in paths)
+    staging = _Running(root, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listing)
     env = {**identity_env(root), "GIT_LITERAL_PATHSPECS": "1"}
-    head = _run(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False).stdout.strip()
+    staging.result()
+    head = asking.result(check=False).stdout.strip()
     if not head or "commit.gpgsign" in _settings(str(root)):
         return _commit_paths(root, paths, message, env)
-    listing = "".join(f"{path}\0" for path in paths)
-    _run(root, "update-index", "--add", "--remove", "-z", "--stdin", env=env, stdin=listing)
     # --missing-ok: the index's objects were all written by git before the index named them, and
     # looking each one up costs a third of the write at 10,000 scopes (`mem doctor` runs fsck).
     tree = _run(root, "write-tree", "--missing-ok", env=env).stdout.strip()
     # Tree against tree: only differing folders are walked, so this costs the same at any home size.
-    differ = _run(root, "diff-tree", "-r", "--name-only", "--no-renames", "-z", head, tree, env=env).stdout
-    staged = {p for p in differ.split("\0") if p}
+    # The commit object is written meanwhile: unused, when the comparison says not to commit, it is
+    # an unreachable object that gc removes.
+    comparing = _Running(root, "diff-tree", "-r", "--name-only", "--no-renames", "-z", head, tree, env=env)
+    made = _run(root, "commit-tree", tree, "-p", head, "-F", "-", env=env, stdin=message).stdout.strip()
+    staged = {p for p in comparing.result().stdout.split("\0") if p}
     if not staged & set(paths):
         return False
     if staged - set(paths):  # someone else's staged work stays staged, out of this commit
         return _commit_paths(root, paths, message, env)
-    crash_point("mid-commit")
-    made = _run(root, "commit-tree", tree, "-p", head, "-F", "-", env=env, stdin=message).stdout.strip()
+    crash_point("mid-commit")  # the commit object exists; HEAD does not name it yet
     subject = message.splitlines()[0] if message.strip() else ""
     _run(root, "update-ref", "-m", f"commit: {subject}", "HEAD", made, head, env=env)
     _maintain(root, env)

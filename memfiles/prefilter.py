@@ -478,7 +478,8 @@ class Branches:
         self.all_symbols = [(text, n) for n, (kind, text) in enumerate(self.atoms) if kind == "sub"]
         self.symbols = [(text, atom) for text, atom in self.all_symbols if text.isascii()]  # in raw ASCII text
         self.symbol_chars = sorted({text[0] for text, _ in self.symbols})  # a text holding a symbol holds one
-        self.group_symbols = [group & {atom for _, atom in self.all_symbols} for group in self.groups]
+        symbol_atoms = {atom for _, atom in self.all_symbols}
+        self.group_symbols = [group & symbol_atoms for group in self.groups]
         self.choose({})
 
     def _needs(self, rule: Rule) -> list[Stored]:
