@@ -71,27 +71,24 @@ def regex_check(*patterns: str, flags: int = 0) -> Check:
     return check
 
 
+# What can split a pattern into its alternatives: an escape, a character set (which may hold `|`, `(`
+# and, first, `]`), a group's edge, a `|`. Everything else is passed over in C.
+_SPLITTERS = re.compile(r"\\.|\[\^?\]?(?:\\.?|[^\]\\])*(?:\]|\Z)|[()|]", re.DOTALL)
+
+
 def _branches(pattern: str) -> list[str]:
     """The top-level alternatives of `pattern` (`a|b(c|d)` -> `a`, `b(c|d)`)."""
     branches: list[str] = []
-    depth, index, start, in_class = 0, 0, 0, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            index += 1 if pattern[index + 1 : index + 2] == "^" else 0
-            index += 1 if pattern[index + 1 : index + 2] == "]" else 0
-        elif char in "()":
-            depth += 1 if char == "(" else -1
-        elif char == "|" and depth == 0:
-            branches.append(pattern[start:index])
-            start = index + 1
-        index += 1
+    depth, start = 0, 0
+    for match in _SPLITTERS.finditer(pattern):
+        token = match.group()
+        if token == "(":
+            depth += 1
+        elif token == ")":
+            depth -= 1
+        elif token == "|" and depth == 0:
+            branches.append(pattern[start : match.start()])
+            start = match.end()
     return [*branches, pattern[start:]]
 
 

@@ -376,3 +376,24 @@ def test_control_characters_are_found_as_the_regular_expression_finds_them() -> 
     for code in [*range(0x100), 0x2028, 0x200B, 0xFEFF]:
         for text in (chr(code), f"plain text {chr(code)} here", f"caf\u00e9 {chr(code)}"):
             assert _has_controls(text) == bool(_CONTROLS.search(text)), hex(code)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("a|b(c|d)", ["a", "b(c|d)"]),
+        (r"[|]x|y", ["[|]x", "y"]),  # a `|` in a set
+        (r"[]|]|z", ["[]|]", "z"]),  # `]` first in a set is one of its characters
+        (r"[^]|]|z", ["[^]|]", "z"]),
+        (r"\||q", [r"\|", "q"]),  # an escaped `|`
+        (r"a\\|b", [r"a\\", "b"]),  # an escaped backslash, then a real `|`
+        (r"[a\]|b]|c", [r"[a\]|b]", "c"]),
+        (r"(?:a|(b|c))|d", ["(?:a|(b|c))", "d"]),
+        (r"[(]|x", ["[(]", "x"]),
+        ("a||b", ["a", "", "b"]),
+    ],
+)
+def test_a_pattern_splits_into_its_top_level_alternatives(pattern: str, expected: list[str]) -> None:
+    from memfiles.findings import _branches
+
+    assert _branches(pattern) == expected
