@@ -24,6 +24,7 @@ _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 _BARE = re.compile(r"[A-Za-z0-9_.:@/+-]+")
 _PIECE = re.compile(r"[A-Za-z]+|[0-9]+|\S")
 _MARKDOWN = re.compile(r"([\\`*_\[\]#|~!])")
+_ASCII_CONTROLS = str.maketrans(dict.fromkeys([*map(chr, range(0x20)), "\x7f"], " "))
 
 
 def _invisible(ch: str) -> bool:
@@ -37,8 +38,8 @@ def _invisible(ch: str) -> bool:
 
 def clean(text: str) -> str:
     """`text` on one visible line: control and line-break characters become spaces, invisible ones go."""
-    if text.isascii() and text.isprintable():  # the usual case: nothing to replace, only spaces to join
-        return " ".join(text.split())
+    if text.isascii():  # the usual case: every control character is a space (Cc), then spaces are joined
+        return " ".join((text if text.isprintable() else text.translate(_ASCII_CONTROLS)).split())
     out = []
     for ch in text:
         if ch.isascii() and ch.isprintable():
