@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import string
 from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Iterable
 from functools import cache
 from itertools import accumulate, repeat
@@ -104,9 +105,8 @@ class Prefilter:
                     (self.exact if anchor.endswith("$") else prefixes).setdefault(word, set()).add(rule)
         self.substrings = [(text, dict.fromkeys(rules)) for text, rules in substrings.items()]
         self.prefixes = _Prefixes(prefixes)
-        # Where a word or a piece of one may start with an anchor: one search, and most tokens need no more.
-        starts = "|".join(sorted(map(re.escape, {*self.exact, *prefixes}))) or "(?!)"
-        self.anchor_start = re.compile(f"(?:^|{_PIECES.pattern})(?:{starts})")
+        self.anchor_start: re.Pattern[str] | None = None  # see _may_start_anchor
+        self.learnt = 0
         self.branches = Branches(patterned)
         self.seen: set[str] = set()
         self.anchor_rules: dict[str, frozenset[Rule]] = {}  # word -> the anchored rules it triggers
@@ -129,7 +129,7 @@ class Prefilter:
 
     def _learn(self, token: str) -> None:
         found: set[Rule] = set()
-        if self.anchor_start.search(token):
+        if self._may_start_anchor(token):
             pieces = _PIECES.split(token)
             for word in [token, *pieces] if len(pieces) > 1 else pieces:
                 if word:
@@ -158,6 +158,18 @@ class Prefilter:
             for group in {group for atom in atoms for group in self.branches.groups_of.get(atom, ())}:
                 self.group_words[group].add(token)
             self._triggers(token, atoms)
+
+    def _may_start_anchor(self, token: str) -> bool:
+        """Whether a word or a piece of `token` may start with an anchor. After _TRIE_AFTER tokens (a lint
+        run, not a write guard: compiling costs a millisecond) one search answers, and almost every
+        token needs no table lookup; before, every token is looked up."""
+        if self.anchor_start is None:
+            self.learnt += 1
+            if self.learnt <= _TRIE_AFTER:
+                return True
+            starts = "|".join(sorted(map(re.escape, {*self.exact, *self.prefixes.table}))) or "(?!)"
+            self.anchor_start = re.compile(f"(?:^|{_PIECES.pattern})(?:{starts})")
+        return self.anchor_start.search(token) is not None
 
     def _triggers(self, token: str, atoms: frozenset[int]) -> None:
         triggered = frozenset(number for atom in atoms for number in self.branches.by_trigger.get(atom, ()))
@@ -439,7 +451,8 @@ class Branches:
         needs = [
             (rule, index, clauses, pairs) for rule in rules for index, (clauses, pairs) in enumerate(self._needs(rule))
         ]
-        weak = [_weak(atom) for atom in self.atoms]
+        self.weak = frozenset(number for number, atom in enumerate(self.atoms) if _weak(atom))
+        weak = self.weak
         rarities = [rarity(atom) for atom in self.atoms]
 
         def rare(clause: frozenset[int]) -> int:  # memfiles.required.rarity_of_clause, by atom numbers
@@ -449,14 +462,14 @@ class Branches:
             self.owner.append((rule, index))
             # A clause with an atom most words hold (`e` inside a word, a word of one letter) is not
             # worth the check that the text holds it, nor as a way to look for the branch.
-            strong = tuple(clause for clause in clauses if not any(weak[atom] for atom in clause))
+            strong = tuple(clause for clause in clauses if clause.isdisjoint(weak))
             self.clauses.append(strong)
             ways: list[_Way] = [(clause, None, rare(clause)) for clause in strong]
             for left, gap, right in pairs:
                 if gap <= _PAIR_GAP:  # looked for by a side without weak atoms; the other side may have some
-                    if not any(weak[atom] for atom in left):
+                    if left.isdisjoint(weak):
                         ways.append((left, (left, gap, right, True), rare(left) + _PAIR_BONUS))
-                    if not any(weak[atom] for atom in right):
+                    if right.isdisjoint(weak):
                         ways.append((right, (left, gap, right, False), rare(right) + _PAIR_BONUS))
             self.ways.append(ways)
         # Groups of atoms whose words the prefilter keeps (a text holds a group when it holds one of them):
@@ -464,15 +477,15 @@ class Branches:
         # each branch's clauses, and those each atom is in.
         sides = [pair[2] if pair[3] else pair[0] for ways in self.ways for _, pair, _ in ways if pair is not None]
         clauses = [clause for clauses in self.clauses for clause in clauses]
-        strong_sides = [side for side in sides if not any(weak[atom] for atom in side)]
+        strong_sides = [side for side in sides if side.isdisjoint(weak)]
         self.groups: list[frozenset[int]] = list(dict.fromkeys([*clauses, *strong_sides]))
         self.group_ids = {group: number for number, group in enumerate(self.groups)}
         self.clause_groups = [tuple(self.group_ids[clause] for clause in clauses) for clauses in self.clauses]
-        self.groups_of: dict[int, list[int]] = {}
+        groups_of: defaultdict[int, list[int]] = defaultdict(list)  # no list made and dropped per atom
         for number, group in enumerate(self.groups):
             for atom in group:
-                self.groups_of.setdefault(atom, []).append(number)
-        self.weak = frozenset(number for number, atom in enumerate(self.atoms) if _weak(atom))
+                groups_of[atom].append(number)
+        self.groups_of = dict(groups_of)
         self.strong_words = _Words({atom: n for n, atom in enumerate(self.atoms) if n not in self.weak})
         self.weak_words = _Words({atom: n for n, atom in enumerate(self.atoms) if n in self.weak})
         self.all_symbols = [(text, n) for n, (kind, text) in enumerate(self.atoms) if kind == "sub"]
@@ -510,7 +523,8 @@ class Branches:
         """
         self.pairs: list[_Pair | None] = []  # the pair each branch is looked for by (None: a clause)
         self.other_side: list[int] = []  # the group of the pair's other side (-1: none, or it has weak atoms)
-        self.by_trigger: dict[int, list[int]] = {}  # atom -> branches looked for by a clause or side holding it
+        # atom -> branches looked for by a clause or side holding it
+        by_trigger: defaultdict[int, list[int]] = defaultdict(list)
         self.unanchored: list[int] = []  # branches nothing is known of: every line
         for number, ways in enumerate(self.ways):
             if not ways:
@@ -528,7 +542,8 @@ class Branches:
             other = None if pair is None else pair[2] if pair[3] else pair[0]
             self.other_side.append(-1 if other is None else self.group_ids.get(other, -1))
             for atom in atoms:
-                self.by_trigger.setdefault(atom, []).append(number)
+                by_trigger[atom].append(number)
+        self.by_trigger: dict[int, list[int]] = dict(by_trigger)
 
     def atoms_of_words(self, words: list[str]) -> frozenset[int]:
         """The atoms but the weak ones that some of `words` (memfiles.required.WORD) hold."""
@@ -565,9 +580,11 @@ class _Words:
     """The atoms each word holds, for a set of atoms: exact words, prefixes and infixes (cached by word)."""
 
     def __init__(self, ids: dict[Atom, int]):
-        kinds: dict[str, dict[str, set[int]]] = {"exact": {}, "prefix": {}, "infix": {}, "sub": {}}
+        kinds: dict[str, defaultdict[str, set[int]]] = {
+            kind: defaultdict(set) for kind in ("exact", "prefix", "infix", "sub")
+        }
         for (kind, text), atom in ids.items():
-            kinds[kind].setdefault(text, set()).add(atom)
+            kinds[kind][text].add(atom)
         self.exact = {text: frozenset(atoms) for text, atoms in kinds["exact"].items()}
         self.prefixes = _Prefixes(kinds["prefix"])
         self.infixes = _Prefixes(kinds["infix"], anywhere=True)
