@@ -9,18 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import yaml
-
 from memfiles import clock
 from memfiles.errors import FileFormatError, UsageError
 from memfiles.findings import ERROR, WARNING, Finding, Rule
-from memfiles.memoryfile import TOP_LEVEL, parse, split_frontmatter
-from memfiles.model import FIELD_ORDER
-
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 OVERSIZE_BYTES = 256 * 1024
 
@@ -129,6 +120,8 @@ def _line_of(node: Any) -> int:
 
 def _fact_nodes(root: Any) -> list[tuple[Any, dict[str, Any]]]:
     """(mapping node, {field: value node}) for every fact item of the frontmatter's node tree."""
+    import yaml
+
     if not isinstance(root, yaml.MappingNode):
         return []
     for key, value in root.value:
@@ -143,6 +136,17 @@ def _fact_nodes(root: Any) -> list[tuple[Any, dict[str, Any]]]:
 
 def check_memory(data: bytes, path: str) -> list[Finding]:
     """Structure findings (MEM5xx) for the bytes of one MEMORY.md."""
+    # Imported here: PyYAML and the file format take 11 ms to load, which a lint run would pay before
+    # sharing out its files, though only the process that meets a MEMORY.md needs them.
+    import yaml
+
+    from memfiles.memoryfile import TOP_LEVEL, parse, split_frontmatter
+    from memfiles.model import FIELD_ORDER
+
+    try:
+        loader: Any = yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+        loader = yaml.SafeLoader
     found: list[Finding] = []
     if len(data) > OVERSIZE_BYTES:
         found.append(_finding("MEM508", 1, f"file is {len(data)} bytes, over {OVERSIZE_BYTES}"))
@@ -151,7 +155,7 @@ def check_memory(data: bytes, path: str) -> list[Finding]:
         return found
     offset = max(first, 1)
     try:
-        root = yaml.compose(front.decode("utf-8"), Loader=_Loader)
+        root = yaml.compose(front.decode("utf-8"), Loader=loader)
     except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
         root = None  # parse() below names the line
     # Field-level checks on the node tree come first: they can name every problem, not just the first.
