@@ -164,9 +164,8 @@ def markdown_files(paths: Iterable[Path], base: Path | None = None) -> list[tupl
             for folder, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
                 shown = _shown(folder, root)
-                for name in sorted(names):
-                    if name.endswith(MARKDOWN_SUFFIXES):
-                        out.append((os.path.join(folder, name), f"{shown}/{name}" if shown != "." else name))
+                at, shown_at = os.path.join(folder, ""), f"{shown}/" if shown != "." else ""
+                out.extend((at + name, shown_at + name) for name in sorted(names) if name.endswith(MARKDOWN_SUFFIXES))
         elif path.exists():
             out.append((str(path), _shown(str(path), root)))
         else:
