@@ -588,8 +588,11 @@ class _Words:
         self.exact = {text: frozenset(atoms) for text, atoms in kinds["exact"].items()}
         self.prefixes = _Prefixes(kinds["prefix"])
         self.infixes = _Prefixes(kinds["infix"], anywhere=True)
-        self.digits = any(text.isdigit() for text in (*kinds["exact"], *kinds["prefix"], *kinds["infix"]))
+        self.kinds = {kind: sorted(kinds[kind]) for kind in ("exact", "prefix", "infix")}
+        self.digits = any(text.isdigit() for texts in self.kinds.values() for text in texts)
         self.cache: dict[str, frozenset[int]] = {}
+        self.gate: re.Pattern[str] | None = None  # whether a word may hold any of the atoms: see atoms()
+        self.missed = 0
 
     def atoms(self, word: str) -> frozenset[int]:
         """The atoms `word` holds."""
@@ -597,10 +600,20 @@ class _Words:
         if atoms is None and not self.digits and word.isdigit():  # numbers and ids: no atom is all digits
             return _NONE
         if atoms is None:
-            atoms = self.exact.get(word, _NONE) | self.prefixes.of(word)
-            inside = self.infixes.within(word)
-            if inside:
-                atoms = atoms.union(*inside)
+            # Most words new to a lint run hold no atom (names, ids): after _TRIE_AFTER of them, one
+            # search says so, for the exact words, prefixes and infixes at once.
+            if self.gate is None:
+                self.missed += 1
+                if self.missed > _TRIE_AFTER:
+                    exact, prefix, infix = (_trie(self.kinds[kind]) for kind in ("exact", "prefix", "infix"))
+                    self.gate = re.compile(f"^(?:{exact})\\Z|^(?:{prefix})|{infix}")
+            if self.gate is not None and not self.gate.search(word):
+                atoms = _NONE
+            else:
+                atoms = self.exact.get(word, _NONE) | self.prefixes.of(word)
+                inside = self.infixes.within(word)
+                if inside:
+                    atoms = atoms.union(*inside)
             if len(self.cache) > _CACHE_LIMIT:
                 self.cache.clear()
             self.cache[word] = atoms

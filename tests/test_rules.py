@@ -397,3 +397,26 @@ def test_a_pattern_splits_into_its_top_level_alternatives(pattern: str, expected
     from memfiles.findings import _branches
 
     assert _branches(pattern) == expected
+
+
+def test_the_words_gate_passes_every_word_that_holds_an_atom() -> None:
+    # After a few hundred new words the prefilter asks one regex whether a word can hold any atom
+    import random
+
+    from memfiles.prefilter import _TRIE_AFTER, _Words
+    from memfiles.required import stored_atoms
+
+    atoms = {atom: number for number, atom in enumerate(stored_atoms()) if atom[0] != "sub"}
+    texts = sorted({text for _, text in atoms})
+    rng = random.Random(7)
+    words = [*texts, *(t + "s" for t in texts), *("x" + t for t in texts), *(t[:-1] for t in texts if len(t) > 1)]
+    words += [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(rng.randrange(1, 12)))
+        for _ in range(3000)
+    ]
+    plain, gated = _Words(atoms), _Words(atoms)
+    plain.missed = -len(words)  # never compiles it
+    gated.missed = _TRIE_AFTER  # the next word compiles it
+    for word in words:
+        assert gated.atoms(word) == plain.atoms(word), word
+    assert gated.gate is not None and plain.gate is None
