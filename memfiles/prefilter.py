@@ -135,23 +135,30 @@ class Prefilter:
                 if word:
                     found.update(self.exact.get(word, ()))
                     found.update(self.prefixes.of(word))
-        for infix, infix_rules in self.infixes.items():
-            if infix in token:
-                found.update(infix_rules)
+        # A token of ASCII letters (most) is one word, with no infix anchor (those are punctuation),
+        # no leet digit and no joining character: the checks for those are for the other tokens.
+        plain = token.isascii() and token.isalpha()
+        if not plain:
+            for infix, infix_rules in self.infixes.items():
+                if infix in token:
+                    found.update(infix_rules)
         if len(token) >= _LONG:
             found.update(self.long)
         self.seen.add(token)
         if found:
             self.anchor_rules[token] = frozenset(found)
             self.anchor_words.add(token)
-        words = WORD.findall(token)
-        if _LEET_TOKEN.match(token):  # `1gn0r3`: the folded view reads it as `ignore`
-            words += WORD.findall(token.translate(LEET))
-        if _JOINED.search(token):  # all three need a letter joined to a letter: most tokens have none
-            edges = bool(_THREE_LETTERS.search(token)), bool(_TWO_FIRST.match(token)), bool(_TWO_LAST.search(token))
-            if any(edges):
-                self.spelled_words.add(token)
-                self.spelled_edges[token] = edges
+        if plain:
+            words = [token]
+        else:
+            words = WORD.findall(token)
+            if _LEET_TOKEN.match(token):  # `1gn0r3`: the folded view reads it as `ignore`
+                words += WORD.findall(token.translate(LEET))
+            if _JOINED.search(token):  # all three need a letter joined to a letter: most tokens have none
+                edges = bool(_THREE_LETTERS.search(token)), bool(_TWO_FIRST.match(token)), bool(_TWO_LAST.search(token))
+                if any(edges):
+                    self.spelled_words.add(token)
+                    self.spelled_edges[token] = edges
         atoms = self.branches.atoms_of_words(words)
         if atoms:
             self.token_atoms[token] = atoms
