@@ -30,7 +30,7 @@ import re
 import string
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from itertools import accumulate, repeat
 from operator import add
@@ -68,7 +68,7 @@ _CACHE_LIMIT = 200_000
 _PAIR_GAP = 4  # pairs with more words between them are not worth looking for
 _PAIR_BONUS = 6  # before any text is read: two words near each other are far rarer than either word
 _CLAUSE_COST = 4  # a line found by a clause costs its regular expression; found by a pair, mostly not
-_TRIE_AFTER = 512  # words looked up before a prefix table compiles its trie
+_TRIE_AFTER = 512  # uses of a large regular expression before it is compiled (_Later)
 _WARM_UP = 100  # texts read before choosing, by what they held, how to look for each branch
 _Node = dict[str, "_Node"]  # a trie of characters; "" marks the end of a word
 _NONE: frozenset[int] = frozenset()
@@ -105,8 +105,9 @@ class Prefilter:
                     (self.exact if anchor.endswith("$") else prefixes).setdefault(word, set()).add(rule)
         self.substrings = [(text, dict.fromkeys(rules)) for text, rules in substrings.items()]
         self.prefixes = _Prefixes(prefixes)
-        self.anchor_start: re.Pattern[str] | None = None  # see _may_start_anchor
-        self.learnt = 0
+        # Where a word or a piece of one may start with an anchor: one search, for most tokens of a run.
+        anchors = sorted(map(re.escape, {*self.exact, *self.prefixes.table}))
+        self.anchor_start = _Later(lambda: f"(?:^|{_PIECES.pattern})(?:{'|'.join(anchors) or '(?!)'})")
         self.branches = Branches(patterned)
         self.seen: set[str] = set()
         self.anchor_rules: dict[str, frozenset[Rule]] = {}  # word -> the anchored rules it triggers
@@ -167,16 +168,10 @@ class Prefilter:
             self._triggers(token, atoms)
 
     def _may_start_anchor(self, token: str) -> bool:
-        """Whether a word or a piece of `token` may start with an anchor. After _TRIE_AFTER tokens (a lint
-        run, not a write guard: compiling costs a millisecond) one search answers, and almost every
-        token needs no table lookup; before, every token is looked up."""
-        if self.anchor_start is None:
-            self.learnt += 1
-            if self.learnt <= _TRIE_AFTER:
-                return True
-            starts = "|".join(sorted(map(re.escape, {*self.exact, *self.prefixes.table}))) or "(?!)"
-            self.anchor_start = re.compile(f"(?:^|{_PIECES.pattern})(?:{starts})")
-        return self.anchor_start.search(token) is not None
+        """Whether a word or a piece of `token` may start with an anchor (until the search is compiled, every
+        token is looked up; after, almost every token needs no table lookup)."""
+        pattern = self.anchor_start.get()
+        return pattern is None or pattern.search(token) is not None
 
     def _triggers(self, token: str, atoms: frozenset[int]) -> None:
         triggered = frozenset(number for atom in atoms for number in self.branches.by_trigger.get(atom, ()))
@@ -595,11 +590,12 @@ class _Words:
         self.exact = {text: frozenset(atoms) for text, atoms in kinds["exact"].items()}
         self.prefixes = _Prefixes(kinds["prefix"])
         self.infixes = _Prefixes(kinds["infix"], anywhere=True)
-        self.kinds = {kind: sorted(kinds[kind]) for kind in ("exact", "prefix", "infix")}
-        self.digits = any(text.isdigit() for texts in self.kinds.values() for text in texts)
+        texts = (list(self.exact), list(self.prefixes.table), list(self.infixes.table))
+        self.digits = any(text.isdigit() for kind in texts for text in kind)
         self.cache: dict[str, frozenset[int]] = {}
-        self.gate: re.Pattern[str] | None = None  # whether a word may hold any of the atoms: see atoms()
-        self.missed = 0
+        # Whether a word may hold any of the atoms: exact words anchored at both ends, prefixes at the start,
+        # infixes anywhere, in one search. Most words new to a lint run hold none (names, ids).
+        self.gate = _Later(lambda: "^(?:{})\\Z|^(?:{})|{}".format(*map(_trie, texts)))
 
     def atoms(self, word: str) -> frozenset[int]:
         """The atoms `word` holds."""
@@ -607,14 +603,8 @@ class _Words:
         if atoms is None and not self.digits and word.isdigit():  # numbers and ids: no atom is all digits
             return _NONE
         if atoms is None:
-            # Most words new to a lint run hold no atom (names, ids): after _TRIE_AFTER of them, one
-            # search says so, for the exact words, prefixes and infixes at once.
-            if self.gate is None:
-                self.missed += 1
-                if self.missed > _TRIE_AFTER:
-                    exact, prefix, infix = (_trie(self.kinds[kind]) for kind in ("exact", "prefix", "infix"))
-                    self.gate = re.compile(f"^(?:{exact})\\Z|^(?:{prefix})|{infix}")
-            if self.gate is not None and not self.gate.search(word):
+            gate = self.gate.get()
+            if gate is not None and not gate.search(word):
                 atoms = _NONE
             else:
                 atoms = self.exact.get(word, _NONE) | self.prefixes.of(word)
@@ -638,24 +628,15 @@ class _Prefixes:
     def __init__(self, table: dict[str, set[Rule]] | dict[str, set[int]], anywhere: bool = False):
         self.table = {text: frozenset(values) for text, values in table.items()}
         self.lengths = sorted({len(text) for text in table})
-        self.anywhere = anywhere
         self.closure = {
             text: frozenset(v for n in range(1, len(text) + 1) for v in table.get(text[:n], ())) for text in table
         }
-        self.trie: re.Pattern[str] | None = None
-        self.asked = 0
-
-    def _compiled(self) -> re.Pattern[str] | None:
-        if self.trie is None:
-            self.asked += 1
-            if self.asked > _TRIE_AFTER:
-                body = _trie(list(self.table))
-                self.trie = re.compile(f"(?=({body}))" if self.anywhere else body)
-        return self.trie
+        texts = list(self.table)
+        self.trie = _Later(lambda: f"(?=({_trie(texts)}))" if anywhere else _trie(texts))
 
     def of(self, word: str) -> frozenset:  # type: ignore[type-arg]
         """The values of every prefix `word` starts with."""
-        trie = self._compiled()
+        trie = self.trie.get()
         if trie is not None:
             match = trie.match(word)
             return self.closure[match.group()] if match else _NONE
@@ -669,10 +650,27 @@ class _Prefixes:
 
     def within(self, word: str) -> list[frozenset]:  # type: ignore[type-arg]
         """The values of every one of them that `word` contains (built with `anywhere`)."""
-        trie = self._compiled()
+        trie = self.trie.get()
         if trie is not None:
             return [self.closure[found] for found in trie.findall(word) if found]
         return [values for text, values in self.table.items() if text in word]
+
+
+class _Later:
+    """A regular expression compiled once it has been asked for _TRIE_AFTER times: by a lint run, not by a
+    write guard checking one value (compiling a large one costs a millisecond). None until then."""
+
+    def __init__(self, source: Callable[[], str]):
+        self.source = source
+        self.pattern: re.Pattern[str] | None = None
+        self.asked = 0
+
+    def get(self) -> re.Pattern[str] | None:
+        if self.pattern is None:
+            self.asked += 1
+            if self.asked > _TRIE_AFTER:
+                self.pattern = re.compile(self.source())
+        return self.pattern
 
 
 def _trie(words: list[str]) -> str:

@@ -415,8 +415,8 @@ def test_the_words_gate_passes_every_word_that_holds_an_atom() -> None:
         for _ in range(3000)
     ]
     plain, gated = _Words(atoms), _Words(atoms)
-    plain.missed = -len(words)  # never compiles it
-    gated.missed = _TRIE_AFTER  # the next word compiles it
+    plain.gate.asked = -len(words)  # never compiles it
+    gated.gate.asked = _TRIE_AFTER  # the next word compiles it
     for word in words:
         assert gated.atoms(word) == plain.atoms(word), word
-    assert gated.gate is not None and plain.gate is None
+    assert gated.gate.pattern is not None and plain.gate.pattern is None
