@@ -44,13 +44,15 @@ class _Running:
         env: dict[str, str] | None = None,
         stdin: str | None = None,
         settings: tuple[str, ...] = (),
+        later: bool = False,
     ):
+        """`later`: the input comes later, from `feed`; git starts up meanwhile and waits for it."""
         self.root, self.args, self.stdin = root, args, stdin
         options = [part for setting in settings for part in ("-c", setting)]  # for this command only
         try:
             self.process = subprocess.Popen(
                 ["git", "-C", str(root), *options, *args],
-                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                stdin=subprocess.DEVNULL if stdin is None and not later else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -58,10 +60,15 @@ class _Running:
             )
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
-        if stdin is not None and len(stdin) <= _EARLY_INPUT and self.process.stdin:
-            self.process.stdin.write(stdin)  # fits the pipe: the command starts on it at once
+        if stdin is not None and len(stdin) <= _EARLY_INPUT:
+            self.feed(stdin)  # fits the pipe: the command starts on it at once
+
+    def feed(self, text: str) -> None:
+        """Give a command started with `later` (or small input) its whole input, without waiting for it."""
+        if self.process.stdin:
+            self.process.stdin.write(text)
             self.process.stdin.close()
-            self.process.stdin = self.stdin = None  # communicate() then only reads
+        self.process.stdin = self.stdin = None  # communicate() then only reads
 
     def result(self, check: bool = True) -> subprocess.CompletedProcess[str]:
         """Wait for the command (writing what is left of its input first); GitError if it failed and `check`."""
@@ -131,35 +138,49 @@ def commit(root: Path, paths: list[str], message: str) -> bool:
     signing setup or a first commit take the porcelain way, which commits only `paths` too.
     """
     # HEAD and the settings are asked while the paths are staged (staging them first is harmless
-    # on the porcelain way, which stages them again); the three take 15 ms one after another.
-    asking = _Running(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    # on the porcelain way, which stages them again); the three take 15 ms one after another. The
+    # comparison and the ref update start now too and wait for their input: git's start-up and its
+    # read of a 10,000-entry index happen meanwhile, on the other core.
+    asking = _Running(root, "rev-parse", "--quiet", "HEAD^{commit}", "HEAD^{tree}")
     listing = "".join(f"{path}\0" for path in paths)
     staging = _Running(root, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listing)
     env = {**identity_env(root), "GIT_LITERAL_PATHSPECS": "1"}
-    staging.result()
-    head = asking.result(check=False).stdout.strip()
-    if not head or "commit.gpgsign" in _settings(str(root)):
-        return _commit_paths(root, paths, message, env)
-    # --missing-ok: the index's objects were all written by git before the index named them, and
-    # looking each one up costs a third of the write at 10,000 scopes (`mem doctor` runs fsck).
-    #
-    # The new tree objects are written uncompressed. At 10,000 scopes the top folder's tree is 330 kB,
-    # mostly object ids that zlib barely shrinks (to 240 kB), and deflating it took 8 of write-tree's
-    # 20 ms. Loose objects are temporary: gc packs them with the usual compression.
-    tree = _run(root, "write-tree", "--missing-ok", env=env, settings=("core.looseCompression=0",)).stdout.strip()
-    # Tree against tree: only differing folders are walked, so this costs the same at any home size.
-    # The commit object is written meanwhile: unused, when the comparison says not to commit, it is
-    # an unreachable object that gc removes.
-    comparing = _Running(root, "diff-tree", "-r", "--name-only", "--no-renames", "-z", head, tree, env=env)
-    made = _run(root, "commit-tree", tree, "-p", head, "-F", "-", env=env, stdin=message).stdout.strip()
-    staged = {p for p in comparing.result().stdout.split("\0") if p}
-    if not staged & set(paths):
-        return False
-    if staged - set(paths):  # someone else's staged work stays staged, out of this commit
-        return _commit_paths(root, paths, message, env)
-    crash_point("mid-commit")  # the commit object exists; HEAD does not name it yet
     subject = message.splitlines()[0] if message.strip() else ""
-    _run(root, "update-ref", "-m", f"commit: {subject}", "HEAD", made, head, env=env)
+    comparing = _Running(root, "diff-tree", "--stdin", "-r", "--name-only", "--no-renames", "-z", env=env, later=True)
+    moving = _Running(root, "update-ref", "-m", f"commit: {subject}", "--stdin", "-z", env=env, later=True)
+    try:
+        staging.result()
+        asked = asking.result(check=False)
+        ids = asked.stdout.split() if asked.returncode == 0 else []
+        head, head_tree = ids if len(ids) == 2 else ("", "")  # none: a first commit
+        if not head or "commit.gpgsign" in _settings(str(root)):
+            return _commit_paths(root, paths, message, env)
+        # --missing-ok: the index's objects were all written by git before the index named them, and
+        # looking each one up costs a third of the write at 10,000 scopes (`mem doctor` runs fsck).
+        #
+        # The new tree objects are written uncompressed. At 10,000 scopes the top folder's tree is
+        # 330 kB, mostly object ids that zlib barely shrinks (to 240 kB), and deflating it took 8 of
+        # write-tree's 20 ms. Loose objects are temporary: gc packs them with the usual compression.
+        tree = _run(root, "write-tree", "--missing-ok", env=env, settings=("core.looseCompression=0",)).stdout.strip()
+        # Tree against tree: only differing folders are walked, so this costs the same at any home
+        # size. The commit object is written meanwhile: unused, when the comparison says not to
+        # commit, it is an unreachable object that gc removes.
+        comparing.feed(f"{head_tree} {tree}\n")
+        made = _run(root, "commit-tree", tree, "-p", head, "-F", "-", env=env, stdin=message).stdout.strip()
+        compared = comparing.result().stdout.partition("\n")[2]  # after git's echo of the input line
+        staged = {p for p in compared.split("\0") if p}
+        if not staged & set(paths):
+            return False
+        if staged - set(paths):  # someone else's staged work stays staged, out of this commit
+            return _commit_paths(root, paths, message, env)
+        crash_point("mid-commit")  # the commit object exists; HEAD does not name it yet
+        moving.feed(f"update HEAD\0{made}\0{head}\0")
+        moving.result()
+    finally:
+        for waiting in (comparing, moving):
+            if waiting.process.returncode is None:
+                waiting.feed("")  # no input (or no more): it exits having done nothing
+                waiting.result(check=False)
     _maintain(root, env)
     return True
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memfiles import gitrepo
+from memfiles.errors import GitError
 
 
 def git(root: Path, *args: str) -> str:
@@ -78,3 +79,16 @@ def test_the_trees_a_commit_writes_are_stored_uncompressed_and_valid(home: Path)
     blob = git(home, "rev-parse", f"HEAD:{names[0]}").strip()
     assert (home / ".git" / "objects" / blob[:2] / blob[2:]).stat().st_size < 400  # files are still deflated
     assert git(home, "fsck", "--full", "--no-dangling") == ""
+
+
+def test_a_head_moved_during_the_commit_is_not_overwritten(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (home / "users" / "a").mkdir(parents=True)
+    (home / "users" / "a" / "MEMORY.md").write_text("mem's\n")
+
+    def someone_commits(name: str) -> None:  # between writing the commit object and moving HEAD
+        git(home, "commit", "--quiet", "--allow-empty", "-m", "someone else")
+
+    monkeypatch.setattr(gitrepo, "crash_point", someone_commits)
+    with pytest.raises(GitError, match="update-ref"):
+        gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
+    assert git(home, "log", "-1", "--format=%s") == "someone else\n"
