@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from memfiles import rules_encoded, rules_exfil, rules_hidden, rules_instruction, rules_secrets
-from memfiles.findings import ERROR, WARNING, Finding, FirstOf, Rule
+from memfiles.findings import ERROR, WARNING, Finding, FirstOf, LazyPattern, Rule
 from memfiles.prefilter import Picked, Prefilter
 from memfiles.textview import fold
 
@@ -57,8 +57,8 @@ def prefilter() -> Prefilter:
     )
 
 
-_COMMENT = re.compile(r"<!--(?!\s*mem:)(.*?)(?:-->|\Z)", re.DOTALL)
-_INVISIBLE = re.compile(
+_COMMENT = LazyPattern(r"<!--(?!\s*mem:)(.*?)(?:-->|\Z)", re.DOTALL)
+_INVISIBLE = LazyPattern(
     f"[{rules_hidden.ZERO_WIDTH}{rules_hidden.BIDI}\U000e0000-\U000e007f\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]"
 )
 _EXCERPT_MAX = 80

@@ -14,12 +14,12 @@ import re
 from collections.abc import Iterator
 
 from memfiles import rules_instruction
-from memfiles.findings import ERROR, Rule
+from memfiles.findings import ERROR, LazyPattern, Rule
 from memfiles.textview import fold
 
-_BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![\w+/=-])")
-_HEX = re.compile(r"(?<![\w])(?:[0-9a-fA-F]{2}){12,}(?![\w])")
-_MORSE = re.compile(r"(?<![\w.-])[.\-]{1,7}(?:(?: {1,3}| ?/ ?)[.\-]{1,7}){7,}(?![\w.-])")
+_BASE64 = LazyPattern(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![\w+/=-])")
+_HEX = LazyPattern(r"(?<![\w])(?:[0-9a-fA-F]{2}){12,}(?![\w])")
+_MORSE = LazyPattern(r"(?<![\w.-])[.\-]{1,7}(?:(?: {1,3}| ?/ ?)[.\-]{1,7}){7,}(?![\w.-])")
 _MORSE_CODE = {
     ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
     ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",

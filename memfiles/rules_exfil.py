@@ -13,25 +13,25 @@ from collections.abc import Iterator
 from dataclasses import replace
 from urllib.parse import parse_qsl, urlsplit
 
-from memfiles.findings import ERROR, WARNING, Rule, first_of, words
+from memfiles.findings import ERROR, WARNING, LazyPattern, Rule, first_of, words
 
 _URL = r"(?:https?:)?//[^\s)\"'<>\]]+|www\.[^\s)\"'<>\]]+"
-_IMAGE = re.compile(
+_IMAGE = LazyPattern(
     rf"!\[[^\]]*\]\(\s*<?(?P<url>{_URL})>?\)?|<img\b[^>]*?\bsrc\s*=\s*[\"']?(?P<src>{_URL})", re.IGNORECASE
 )
-_LINK = re.compile(rf"(?<!!)\[[^\]]*\]\(\s*<?(?P<url>{_URL})|^\s*\[[^\]]+\]:\s*<?(?P<ref>{_URL})|(?P<bare>{_URL})")
+_LINK = LazyPattern(rf"(?<!!)\[[^\]]*\]\(\s*<?(?P<url>{_URL})|^\s*\[[^\]]+\]:\s*<?(?P<ref>{_URL})|(?P<bare>{_URL})")
 # A slot the model is meant to fill, or a parameter named for what gets stolen.
-_SLOT = re.compile(r"\{[^}]*\}|\$\{?[A-Za-z_]+|<[A-Za-z_ ]+>|\[[A-Z_ ]{3,}\]|%7B|%24|%3C", re.IGNORECASE)
-_DATA_PARAMS = re.compile(
+_SLOT = LazyPattern(r"\{[^}]*\}|\$\{?[A-Za-z_]+|<[A-Za-z_ ]+>|\[[A-Z_ ]{3,}\]|%7B|%24|%3C", re.IGNORECASE)
+_DATA_PARAMS = LazyPattern(
     r"^(?:q|query|data|d|payload|content|text|msg|message|chat|conversation|history|memory|memories|prompt|context|"
     r"summary|secret|token|key|password|pass|pwd|session|cookie|email|user|name|info|leak|exfil|body|doc|"
     r"file|ssn|card|account|address|phone)$",
     re.IGNORECASE,
 )
-_BLOB = re.compile(r"[A-Za-z0-9+/=_-]{32,}|(?:%[0-9A-Fa-f]{2}){6,}")
+_BLOB = LazyPattern(r"[A-Za-z0-9+/=_-]{32,}|(?:%[0-9A-Fa-f]{2}){6,}")
 
 
-_SPECIAL = re.compile(r"[{$<\[%?#]")  # every slot, query or fragment needs one of these
+_SPECIAL = LazyPattern(r"[{$<\[%?#]")  # every slot, query or fragment needs one of these
 
 
 def _carries(url: str) -> str | None:

@@ -8,11 +8,10 @@ memory needs them, and the write guard refuses them too.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterator
 
-from memfiles.findings import ERROR, WARNING, Check, Rule, words
+from memfiles.findings import ERROR, WARNING, Check, LazyPattern, Rule, words
 
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad\u034f\u115f\u1160\u3164\uffa0\u2800"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
@@ -21,14 +20,14 @@ _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufff9-\ufffb\U000e0100-\U00
 
 CHARACTERS = f"[{ZERO_WIDTH}{BIDI}{_TAGS}{_CONTROLS}]|<!--"
 
-_ZERO_WIDTH_RUN = re.compile(f"[{ZERO_WIDTH}]+")
-_BIDI_RUN = re.compile(f"[{BIDI}]+")
-_TAG_RUN = re.compile(f"[{_TAGS}]+")
-_CONTROL_RUN = re.compile(f"[{_CONTROLS}]+")
+_ZERO_WIDTH_RUN = LazyPattern(f"[{ZERO_WIDTH}]+")
+_BIDI_RUN = LazyPattern(f"[{BIDI}]+")
+_TAG_RUN = LazyPattern(f"[{_TAGS}]+")
+_CONTROL_RUN = LazyPattern(f"[{_CONTROLS}]+")
 
 
 # An emoji tag sequence (subdivision flags such as 🏴 + "gbeng" + CANCEL TAG) is the one legitimate use.
-_FLAG_TAGS = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
+_FLAG_TAGS = LazyPattern("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
 
 
 def _is_emoji(ch: str) -> bool:
@@ -46,7 +45,7 @@ def _emoji_joiner(line: str, start: int, end: int) -> bool:
     )
 
 
-def _check(pattern: re.Pattern[str]) -> Check:
+def _check(pattern: LazyPattern) -> Check:
     def check(line: str) -> Iterator[tuple[int, int]]:
         flags = [m.span() for m in _FLAG_TAGS.finditer(line)] if pattern is _TAG_RUN else []
         for match in pattern.finditer(line):
@@ -64,8 +63,8 @@ def _check(pattern: re.Pattern[str]) -> Check:
 # Letter-like symbols: regional indicators, circled and parenthesised letters, squared letters, and the
 # mathematical alphanumerics (bold, italic, script, fraktur, double-struck, monospace … letters).
 _LETTER_SYMBOLS = "\U0001f1e6-\U0001f1ff\u249c-\u24e9\U0001f130-\U0001f189\U0001d400-\U0001d6a3"
-_STYLED_RUN = re.compile(f"[{_LETTER_SYMBOLS}](?: ?[{_LETTER_SYMBOLS}]){{2,}}")
-_REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]+")
+_STYLED_RUN = LazyPattern(f"[{_LETTER_SYMBOLS}](?: ?[{_LETTER_SYMBOLS}]){{2,}}")
+_REGIONAL = LazyPattern("[\U0001f1e6-\U0001f1ff]+")
 # Two regional indicators make a flag when they spell an ISO 3166-1 country code (or EU, UN).
 _FLAGS = frozenset(
     words(

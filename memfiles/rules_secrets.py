@@ -6,11 +6,10 @@ Reports never repeat a secret: the excerpt keeps at most its first four characte
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from memfiles.findings import ERROR, Rule, first_of, words
+from memfiles.findings import ERROR, LazyPattern, Rule, first_of, words
 
 # Well-known credential shapes (issuer prefixes and lengths as published by each provider).
 _KEY_SHAPES = (
@@ -27,18 +26,18 @@ _KEY_SHAPES = (
     r"\b(?:DefaultEndpointsProtocol=\w+;)?AccountKey=[A-Za-z0-9+/=]{40,}",  # Azure storage
     r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s:/@]{3,}@[\w.-]+",  # credentials inside a URL
 )
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = LazyPattern(
     r"(?i)\b(?:password|passwd|passphrase|pwd|pin|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?key|"
     r"secret[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token|bearer|"
     r"authorization)\b[\"']?\s*(?:[:=]|=>|\bis\b)\s*(?:bearer\s+|basic\s+)?[\"'`]?(?P<value>[^\s\"'`,;<>]{6,})"
 )
 # Values that name where a secret lives rather than being one.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = LazyPattern(
     r"(?i)^(?:\$\{?\w+\}?|%\w+%|\{\{.*\}\}|<.*>|\*+|x{4,}|\.\.\.+|changeme|redacted|hidden|example\w*|"
     r"your[_-]?\w+|none|null|required|optional|secret|password|token|env\b.*|os\.environ.*|getenv.*|"
     r"[a-z]+(?:[_-][a-z]+)*)$"
 )
-_LONG_TOKEN = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9+/_=-]{24,}(?![\w/+=.-])")
+_LONG_TOKEN = LazyPattern(r"(?<![\w/+=.-])[A-Za-z0-9+/_=-]{24,}(?![\w/+=.-])")
 
 # Anchors (Rule.anchors, syntax in memfiles.prefilter); tokens of 24+ characters reach MEM301 and
 # MEM304 through the prefilter's long-token check.
