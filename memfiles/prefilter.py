@@ -628,11 +628,18 @@ class _Prefixes:
     def __init__(self, table: dict[str, set[Rule]] | dict[str, set[int]], anywhere: bool = False):
         self.table = {text: frozenset(values) for text, values in table.items()}
         self.lengths = sorted({len(text) for text in table})
-        self.closure = {
-            text: frozenset(v for n in range(1, len(text) + 1) for v in table.get(text[:n], ())) for text in table
-        }
+        # Each text with the values of the shorter ones it starts with: what the trie's longest match
+        # stands for. Made with the trie, which alone needs it (a millisecond a write guard is spared).
+        self.closure: dict[str, frozenset] = {}  # type: ignore[type-arg]
         texts = list(self.table)
-        self.trie = _Later(lambda: f"(?=({_trie(texts)}))" if anywhere else _trie(texts))
+
+        def trie_source() -> str:
+            self.closure = {
+                text: frozenset(v for n in range(1, len(text) + 1) for v in table.get(text[:n], ())) for text in table
+            }
+            return f"(?=({_trie(texts)}))" if anywhere else _trie(texts)
+
+        self.trie = _Later(trie_source)
 
     def of(self, word: str) -> frozenset:  # type: ignore[type-arg]
         """The values of every prefix `word` starts with."""
@@ -640,13 +647,14 @@ class _Prefixes:
         if trie is not None:
             match = trie.match(word)
             return self.closure[match.group()] if match else _NONE
-        longest = None  # the longest's closure holds the shorter ones
+        found: frozenset = _NONE  # type: ignore[type-arg]
         for length in self.lengths:
             if length > len(word):
                 break
-            if word[:length] in self.table:
-                longest = word[:length]
-        return self.closure[longest] if longest is not None else _NONE
+            values = self.table.get(word[:length])
+            if values is not None:
+                found = found | values
+        return found
 
     def within(self, word: str) -> list[frozenset]:  # type: ignore[type-arg]
         """The values of every one of them that `word` contains (built with `anywhere`)."""

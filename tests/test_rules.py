@@ -404,8 +404,9 @@ def test_a_pattern_splits_into_its_top_level_alternatives(pattern: str, expected
     assert _branches(pattern) == expected
 
 
-def test_the_words_gate_passes_every_word_that_holds_an_atom() -> None:
-    # After a few hundred new words the prefilter asks one regex whether a word can hold any atom
+def test_the_words_gate_and_tries_find_what_the_plain_lookups_find() -> None:
+    # After a few hundred new words the prefilter asks one regex whether a word can hold any atom,
+    # and one trie-shaped regex for each of its prefix and infix tables which of them it holds
     import random
 
     from memfiles.prefilter import _TRIE_AFTER, _Words
@@ -420,11 +421,15 @@ def test_the_words_gate_passes_every_word_that_holds_an_atom() -> None:
         for _ in range(3000)
     ]
     plain, gated = _Words(atoms), _Words(atoms)
-    plain.gate.asked = -len(words)  # never compiles it
-    gated.gate.asked = _TRIE_AFTER  # the next word compiles it
+    for later in (plain.gate, plain.prefixes.trie, plain.infixes.trie):
+        later.asked = -10 * len(words)  # never compiled
+    for later in (gated.gate, gated.prefixes.trie, gated.infixes.trie):
+        later.asked = _TRIE_AFTER  # the next word compiles it
     for word in words:
         assert gated.atoms(word) == plain.atoms(word), word
     assert gated.gate.pattern is not None and plain.gate.pattern is None
+    assert gated.prefixes.trie.pattern is not None and plain.prefixes.trie.pattern is None
+    assert gated.infixes.trie.pattern is not None and plain.infixes.trie.pattern is None
 
 
 def test_a_lazy_pattern_matches_as_its_compiled_expression_does() -> None:
