@@ -13,17 +13,20 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from memfiles import clock, episodes, gitrepo, scopefiles, supersession
+from memfiles import clock, gitrepo, supersession
 from memfiles.config import Config
-from memfiles.episodes import DEFAULT_SOURCE, OUTCOMES, CandidateFact, Episode, Invalidation, episode_id
 from memfiles.errors import MemError, NotFoundError, RefusedError
 from memfiles.layout import Paths, Scope
 from memfiles.memoryfile import KEY_PATTERN, MemoryDoc, serialize
 from memfiles.model import SUBJECTS, Fact, Outcome, fact_id
 from memfiles.rules import guard
 from memfiles.store import atomic_write, git_lock, read_memory, scope_lock
+
+if TYPE_CHECKING:  # episode writes and whole-scope changes import these (a fact's write does not: 3 ms)
+    from memfiles.episodes import CandidateFact, Episode, Invalidation
+    from memfiles.scopefiles import Progress, ScopeFiles
 
 T = TypeVar("T")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -240,6 +243,8 @@ class EpisodeWrite:
 
 def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
     """Turn a NewEpisode into an Episode, or raise RefusedError/MemError saying what is wrong. Opens no file."""
+    from memfiles.episodes import DEFAULT_SOURCE, OUTCOMES, CandidateFact, Episode, Invalidation, episode_id
+
     source = new.source or DEFAULT_SOURCE
     if source not in config.allowed_sources:
         raise RefusedError(
@@ -302,6 +307,8 @@ def _check_key(key: str) -> None:
 
 def _place(paths: Paths, scope: Scope, episode: Episode) -> tuple[Path, bool]:
     """The free file name for `episode` (`-2`, `-3`… on a collision), or the file that already holds it."""
+    from memfiles import episodes
+
     folder = paths.episode_month_dir(scope, episode.started_at)
     attempt = 1
     while True:
@@ -320,6 +327,8 @@ def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpis
     """Validate and guard every episode, then write each as a new file and make one commit for the batch."""
     if not batch:
         raise MemError("no episode to record")
+    from memfiles import episodes
+
     checked = [validate_episode(new, config, scope) for new in batch]  # all or nothing: refuse before writing
     results: list[EpisodeWrite] = []
     with scope_lock(paths, scope):
@@ -363,9 +372,9 @@ class FileChanges:
 def apply_files(
     paths: Paths,
     scope: Scope,
-    decide: Callable[[scopefiles.ScopeFiles], tuple[T, FileChanges | None]],
+    decide: Callable[[ScopeFiles], tuple[T, FileChanges | None]],
     write: bool = True,
-    progress: scopefiles.Progress | None = None,
+    progress: Progress | None = None,
 ) -> T:
     """Read the scope, let `decide` plan its changes, then write them all and make ONE commit, under the lock.
 
@@ -373,6 +382,8 @@ def apply_files(
     episode without its digest line (and `mem doctor` finds the uncommitted rest). With `write=False`
     nothing is locked, written or committed (a dry run).
     """
+    from memfiles import scopefiles
+
     if not write:
         return decide(scopefiles.read(paths, scope, progress))[0]
     with scope_lock(paths, scope):
