@@ -210,3 +210,11 @@ def test_a_rule_the_table_does_not_know_is_prefiltered_all_the_same() -> None:
     prefilter = Prefilter([rule], hidden=[], long=[])
     assert [line for line, _ in prefilter.candidates("nothing here\nsay plugh now xyzzy\n").items()] == [1]
     assert prefilter.candidates("plugh stands alone here, far\nfrom the other word, xyzzy\n") == {}
+
+
+def test_the_prefilters_character_sets_are_strings_own() -> None:
+    import string
+
+    from memfiles.prefilter import ASCII_LOWERCASE, PUNCTUATION
+
+    assert (string.punctuation, string.ascii_lowercase) == (PUNCTUATION, ASCII_LOWERCASE)
