@@ -5,6 +5,7 @@ runs twice). A child that failed in any way gives nothing, and this process then
 itself, so nothing is ever lost.
 
 - `start`: the child runs one function; the parent later waits for the bytes it returned.
+- `Queue`: job numbers that forked children take one at a time, each as soon as it is free.
 - `Split`: a list of jobs done from both ends, the child from the first while this process is busy
   elsewhere, then this process from the last until the two meet.
 """
@@ -56,6 +57,32 @@ def start(work: Callable[[], bytes]) -> Callable[[], bytes | None]:
         return data if os.waitstatus_to_exitcode(status) == 0 else None
 
     return wait
+
+
+class Queue:
+    """Job numbers 0 … count-1 (count ≤ LIMIT) for the children forked after it, taken one at a time.
+
+    A pipe holds one byte per job; each child reads one byte whenever it is free. A read of one byte
+    cannot be split, so every job goes to exactly one child, and a faster child simply takes more.
+    """
+
+    LIMIT = 256
+
+    def __init__(self, count: int) -> None:
+        if not 0 <= count <= self.LIMIT:
+            raise ValueError(f"a queue holds at most {self.LIMIT} jobs, not {count}")
+        self._read, write = os.pipe()
+        os.write(write, bytes(range(count)))  # far less than a pipe holds: never blocks
+        os.close(write)  # once the jobs are taken, a read finds the end
+
+    def take(self) -> int | None:
+        """The next job nobody has taken, or None when there is none left."""
+        byte = os.read(self._read, 1)
+        return byte[0] if byte else None
+
+    def close(self) -> None:
+        """This process takes no jobs (the children keep their own ends of the pipe)."""
+        os.close(self._read)
 
 
 class Split:

@@ -235,32 +235,39 @@ def _lint_files(files: list[tuple[str, str]], select: list[str], ignore: list[st
 
 
 def _lint_shared(files: list[tuple[str, str]], select: list[str], ignore: list[str], jobs: int) -> LintReport:
-    """Lint `files` in `jobs` forked processes (every jobs-th file each) and gather their reports.
+    """Lint `files` in `jobs` forked processes and gather their reports.
 
-    A process that fails leaves its share to this one, so the report is never short of a file.
+    The files are cut into runs that the processes take from a queue whenever they are free, so a
+    process that gets less of the machine (a shared host's CPUs do not run at one speed) does less
+    of the work. A process that fails leaves its runs to this one: the report is never short of a file.
     """
+    import contextlib
     import pickle
-    from functools import partial
 
     from memfiles import forked
 
-    def pickled(share: list[tuple[str, str]]) -> bytes:  # what a child sends back
-        return pickle.dumps(_lint_files(share, select, ignore))
+    size = -(-len(files) // forked.Queue.LIMIT)  # files per run
+    runs = [files[start : start + size] for start in range(0, len(files), size)]
+    queue = forked.Queue(len(runs))
+
+    def pickled() -> bytes:  # what a child sends back: the report of each run it took
+        done: dict[int, LintReport] = {}
+        while (job := queue.take()) is not None:
+            done[job] = _lint_files(runs[job], select, ignore)
+        return pickle.dumps(done)
 
     rules.prefilter()  # built once, before the fork: every process starts with it
-    shares = [files[job::jobs] for job in range(jobs)]
-    waits = [forked.start(partial(pickled, share)) for share in shares]
-    report = LintReport()
-    for share, wait in zip(shares, waits, strict=True):
+    waits = [forked.start(pickled) for _ in range(jobs)]
+    queue.close()
+    done: dict[int, LintReport] = {}
+    for wait in waits:
         data = wait()
-        part: LintReport | None = None
         if data is not None:
-            try:
-                part = pickle.loads(data)
-            except (pickle.UnpicklingError, EOFError):
-                part = None
-        if part is None:
-            part = _lint_files(share, select, ignore)
+            with contextlib.suppress(pickle.UnpicklingError, EOFError):  # else its runs are linted below
+                done.update(pickle.loads(data))
+    report = LintReport()
+    for job, run in enumerate(runs):
+        part = done[job] if job in done else _lint_files(run, select, ignore)
         report.findings.extend(part.findings)
         report.suppressed.extend(part.suppressed)
         report.files += part.files

@@ -77,3 +77,26 @@ def test_a_split_stopped_early_leaves_no_process_behind() -> None:
     split.stop()  # twice is harmless
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_queue_gives_each_job_to_one_child_and_more_to_a_faster_one() -> None:
+    queue = forked.Queue(200)
+
+    def takes(pause: float) -> bytes:
+        taken = []
+        while (job := queue.take()) is not None:
+            taken.append(job)
+            time.sleep(pause)
+        return bytes(taken)
+
+    waits = [forked.start(lambda pause=pause: takes(pause)) for pause in (0.001, 0.001, 0.005)]
+    queue.close()
+    shares = [list(wait() or b"") for wait in waits]
+    assert sorted(job for share in shares for job in share) == list(range(200))
+    assert all(share == sorted(share) for share in shares)
+    assert len(shares[2]) < min(len(shares[0]), len(shares[1]))
+
+
+def test_a_queue_holds_at_most_its_limit() -> None:
+    with pytest.raises(ValueError, match="at most 256"):
+        forked.Queue(forked.Queue.LIMIT + 1)
