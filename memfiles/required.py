@@ -182,12 +182,25 @@ def _breaks_words(op: Any, av: Any, side: int) -> bool:
             return False
         return True
     if _is(op, _REPEATS):
-        return bool(av[2]) and _breaks_words(av[2][side][0], av[2][side][1], side)
+        return _sequence_breaks(list(av[2]), side)
     if op in (sre.SUBPATTERN, sre.ATOMIC_GROUP):
-        return bool(av[-1]) and _breaks_words(av[-1][side][0], av[-1][side][1], side)
+        return _sequence_breaks(list(av[-1]), side)
     if op is sre.BRANCH:
-        return all(alt and _breaks_words(alt[side][0], alt[side][1], side) for alt in av[1])
+        return all(_sequence_breaks(list(alt), side) for alt in av[1])
     return False
+
+
+def _sequence_breaks(items: list[_Item], side: int) -> bool:
+    """`_breaks_words` for a sequence: its first (or last) item, and past it while that may match nothing
+    (`-?\\d` may start with a digit: `gpt(?:-?\\d\\w*)?` can match the one word `gpt4_`)."""
+    if not items:
+        return False
+    for op, av in items if side == 0 else reversed(items):
+        if op is sre.AT or not _breaks_words(op, av, side):
+            return _breaks_words(op, av, side)  # an edge decides; so does a character that can be a word's
+        if not _may_be_empty(op, av):
+            return True
+    return True  # whatever of it matches something starts (or ends) with a non-word character
 
 
 def _may_be_empty(op: Any, av: Any) -> bool:

@@ -45,6 +45,9 @@ def unfiltered(text: str) -> list[tuple[str, int, int]]:
         (r"\bnow\b", "right now", [{("exact", "now")}]),
         (r"\bapprov\w*", "approved", [{("prefix", "approv")}]),
         (r"[a-z]*gpt\b", "chatgpt", [{("infix", "gpt")}]),
+        # an optional group that may start with a word character: `gpt4_` is one word
+        (r"\bgpt(?:-?\d\w*)?\b\s*:", "gpt4_:", [{("prefix", "gpt")}]),
+        (r"\bgpt(?:-?\d\w*)?\b\s*:", "gpt-4:", [{("prefix", "gpt")}]),
         # each alternative by its rarest atom, and by its first (and last) word
         (r"<\|(?:system|user)", "<|user", [{("sub", "<|")}, {("prefix", "system"), ("prefix", "user")}]),
         (
