@@ -235,7 +235,7 @@ def _lint_files(files: list[tuple[str, str]], select: list[str], ignore: list[st
 
 
 def _lint_shared(files: list[tuple[str, str]], select: list[str], ignore: list[str], jobs: int) -> LintReport:
-    """Lint `files` in `jobs` forked processes and gather their reports.
+    """Lint `files` in `jobs` processes (this one and jobs - 1 forked ones) and gather their reports.
 
     The files are cut into runs that the processes take from a queue whenever they are free, so a
     process that gets less of the machine (a shared host's CPUs do not run at one speed) does less
@@ -250,16 +250,16 @@ def _lint_shared(files: list[tuple[str, str]], select: list[str], ignore: list[s
     runs = [files[start : start + size] for start in range(0, len(files), size)]
     queue = forked.Queue(len(runs))
 
-    def pickled() -> bytes:  # what a child sends back: the report of each run it took
+    def take() -> dict[int, LintReport]:  # the report of each run this process took
         done: dict[int, LintReport] = {}
         while (job := queue.take()) is not None:
             done[job] = _lint_files(runs[job], select, ignore)
-        return pickle.dumps(done)
+        return done
 
     rules.prefilter()  # built once, before the fork: every process starts with it
-    waits = [forked.start(pickled) for _ in range(jobs)]
+    waits = [forked.start(lambda: pickle.dumps(take())) for _ in range(jobs - 1)]
+    done = take()
     queue.close()
-    done: dict[int, LintReport] = {}
     for wait in waits:
         data = wait()
         if data is not None:
