@@ -292,3 +292,19 @@ def test_a_process_that_fails_leaves_its_share_to_the_parent(tmp_path: Path, mon
     shared = lint.lint_paths([root / "users"], base=root, jobs=2)
     assert (shared.files, shared.findings) == (expected.files, expected.findings)
     assert shared.suppressed == expected.suppressed
+
+
+def test_the_number_of_processes_follows_the_size_of_the_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memfiles import lint
+
+    files = []
+    for n in range(1000):
+        path = tmp_path / f"{n:04d}.md"
+        path.write_text("x" * (100 if n % 2 else 300))  # 200 bytes a file on average: 200 kB in all
+        files.append((str(path), path.name))
+    monkeypatch.setattr(lint, "_PARALLEL_BYTES", 100_000)  # 200 kB is two processes' worth
+    assert lint._jobs(files, 8) == 4
+    assert lint._jobs(files, 2) == 2
+    assert lint._jobs(files[:3], 2) == 1  # fewer files than two per process
+    monkeypatch.setattr(lint, "_PARALLEL_BYTES", 1_000_000)
+    assert lint._jobs(files, 8) == 1
