@@ -196,8 +196,9 @@ def _sequence_breaks(items: list[_Item], side: int) -> bool:
     if not items:
         return False
     for op, av in items if side == 0 else reversed(items):
-        if op is sre.AT or not _breaks_words(op, av, side):
-            return _breaks_words(op, av, side)  # an edge decides; so does a character that can be a word's
+        breaks = _breaks_words(op, av, side)
+        if op is sre.AT or not breaks:
+            return breaks  # an edge decides; so does a character that can be a word's
         if not _may_be_empty(op, av):
             return True
     return True  # whatever of it matches something starts (or ends) with a non-word character
