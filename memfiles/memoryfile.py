@@ -20,6 +20,7 @@ from memfiles.model import (
     REQUIRED,
     STATUSES,
     SUBJECTS,
+    WHEN_FIELDS,
     Fact,
     sort_facts,
 )
@@ -205,7 +206,7 @@ def _fact(item: Any, index: int) -> Fact:
     for name in FIELD_ORDER:
         value = item.get(name)
         at = (*where, name)
-        if name in ("stated_at", "valid_from", "expires_at", "valid_to", "last_confirmed"):
+        if name in WHEN_FIELDS:
             values[name] = _when(value, at, name)
         elif value is None:
             values[name] = None
@@ -246,6 +247,7 @@ def _fact(item: Any, index: int) -> Fact:
         superseded_by=values["superseded_by"],
         reason=values["reason"],
         last_confirmed=values["last_confirmed"],
+        last_inferred=values["last_inferred"],
     )
 
 
@@ -293,7 +295,7 @@ def serialize(doc: MemoryDoc) -> bytes:
     facts = []
     for fact in sort_facts(doc.facts):
         entry: dict[str, Any] = dict(fact.to_dict())
-        for name in ("stated_at", "valid_from", "expires_at", "valid_to", "last_confirmed"):
+        for name in WHEN_FIELDS:
             if entry.get(name) is not None:
                 entry[name] = yaml_when(entry[name])
         facts.append(entry)

@@ -141,6 +141,7 @@ def _combine(a: Fact, b: Fact, kept_a: bool, kept_b: bool) -> Fact:
         out.status, out.valid_to, out.superseded_by, out.reason = "active", None, None, None
     if a.confidence == b.confidence:
         out.last_confirmed = _latest(a.last_confirmed, b.last_confirmed)
+    out.last_inferred = _latest(a.last_inferred, b.last_inferred)
     out.expires_at = _latest(a.expires_at, b.expires_at)
     return out
 

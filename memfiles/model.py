@@ -37,6 +37,7 @@ class Fact:
     superseded_by: str | None = None
     reason: str | None = None
     last_confirmed: str | None = None
+    last_inferred: str | None = None
 
     @property
     def is_current(self) -> bool:
@@ -69,6 +70,7 @@ FIELD_ORDER = (
     "superseded_by",
     "reason",
     "last_confirmed",
+    "last_inferred",
 )
 ALWAYS_WRITTEN = frozenset(
     (
@@ -86,6 +88,8 @@ ALWAYS_WRITTEN = frozenset(
     )
 )
 REQUIRED = frozenset(("id", "key", "value", "subject", "confidence", "source", "stated_at", "status"))
+# The fields that hold a When (written unquoted, `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ`).
+WHEN_FIELDS = ("stated_at", "valid_from", "expires_at", "valid_to", "last_confirmed", "last_inferred")
 assert set(FIELD_ORDER) == {f.name for f in fields(Fact)}
 
 

@@ -39,6 +39,7 @@ class FactModel(BaseModel):
     superseded_by: str | None = None
     reason: str | None = None
     last_confirmed: str | None = None
+    last_inferred: str | None = None
 
     @classmethod
     def of(cls, fact: Fact) -> FactModel:

@@ -73,10 +73,12 @@ def reinforce(target: Fact, new: Fact) -> None:
     """Record that `new` says again what `target` says (no new fact).
 
     A statement of the same confidence moves `last_confirmed` forward. A statement upgrades an
-    inferred fact: it becomes the statement (its time and provenance); the inference is dropped.
-    An inference never re-confirms what the user stated.
+    inferred fact: it becomes the statement (its time and provenance); the inference's time is kept
+    in `last_inferred`. An inference never re-confirms what the user stated: when it is later than
+    the statement it only moves `last_inferred`, so a late statement in between still meets it.
     """
     if new.confidence == "stated" and target.confidence == "inferred":
+        inferred_at = latest(target)
         target.confidence = "stated"
         target.source, target.source_ref = new.source, new.source_ref
         if clock.compare(new.stated_at, target.stated_at) < 0:
@@ -84,10 +86,30 @@ def reinforce(target: Fact, new: Fact) -> None:
             target.last_confirmed = None
         else:
             target.last_confirmed = new.stated_at
+        _note_inference(target, inferred_at)
     elif new.confidence == target.confidence and clock.compare(new.stated_at, latest(target)) > 0:
         target.last_confirmed = new.stated_at
+        if target.last_inferred and clock.compare(target.last_inferred, new.stated_at) <= 0:
+            target.last_inferred = None  # restated since: the inference can no longer change anything
+    elif new.confidence == "inferred" and target.confidence == "stated":
+        _note_inference(target, new.stated_at)
     if new.expires_at:
         target.expires_at = new.expires_at
+
+
+def _note_inference(target: Fact, when: str) -> None:
+    """Keep the time of an absorbed inference when it is later than anything `target` was stated at."""
+    if clock.compare(when, latest(target)) > 0 and (
+        target.last_inferred is None or clock.compare(when, target.last_inferred) > 0
+    ):
+        target.last_inferred = when
+
+
+def last_said(fact: Fact) -> str:
+    """The last time anything repeated this fact, an absorbed inference included."""
+    if fact.last_inferred and clock.compare(fact.last_inferred, latest(fact)) > 0:
+        return fact.last_inferred
+    return latest(fact)
 
 
 def add(facts: list[Fact], new: Fact, scope: str) -> Outcome:
@@ -99,7 +121,7 @@ def add(facts: list[Fact], new: Fact, scope: str) -> Outcome:
     """
     ids = {f.id: f for f in facts}
     replayable = [f for f in facts if f.key == new.key and rule_made(f, ids)]
-    if all(clock.compare(latest(f), new.stated_at) <= 0 for f in replayable):
+    if all(clock.compare(last_said(f), new.stated_at) <= 0 for f in replayable):
         absorbed_by = _step(facts, new)
         return _describe(facts, new, absorbed_by, scope)
     statements = sorted([new, *replay_statements(replayable)], key=replay_order)
@@ -130,12 +152,14 @@ def rule_made(fact: Fact, ids: Mapping[str, Fact]) -> bool:
 
 def replay_statements(facts: list[Fact]) -> list[Fact]:
     """The statements that made `facts`: each fact reset to how it was first said (in place), plus a
-    fresh, id-less restatement at its `last_confirmed` (a reinforcement is a statement of its own)."""
+    fresh, id-less restatement at its `last_confirmed` (a reinforcement is a statement of its own)
+    and an id-less inference at its `last_inferred` (an absorbed inference, from `agent_summary`)."""
     statements: list[Fact] = []
     for fact in facts:
-        restated = fact.last_confirmed
-        fact.status, fact.valid_to, fact.superseded_by, fact.reason, fact.last_confirmed = (
+        restated, inferred = fact.last_confirmed, fact.last_inferred
+        fact.status, fact.valid_to, fact.superseded_by, fact.reason, fact.last_confirmed, fact.last_inferred = (
             "active",
+            None,
             None,
             None,
             None,
@@ -144,6 +168,19 @@ def replay_statements(facts: list[Fact]) -> list[Fact]:
         statements.append(fact)
         if restated:
             statements.append(replace(fact, id="", stated_at=restated, valid_from=restated))
+        if inferred:
+            statements.append(
+                replace(
+                    fact,
+                    id="",
+                    confidence="inferred",
+                    source="agent_summary",
+                    source_ref=None,
+                    stated_at=inferred,
+                    valid_from=inferred,
+                    expires_at=None,
+                )
+            )
     return statements
 
 
