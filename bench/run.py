@@ -328,7 +328,7 @@ def table(rows: list[Row]) -> str:
     for row in rows:
         ours = "—" if row.ours is None else f"{row.ours:,.1f} {row.unit}"
         base = "—" if row.baseline is None else f"{row.baseline:,.1f} {row.unit}"
-        ratio = "—" if row.ratio is None else f"{row.ratio:.2f}"
+        ratio = "—" if row.ratio is None else f"{row.ratio:.3f}"  # enough digits that 1.603 never reads as 1.60
         result = "—" if row.ok is None else ("pass" if row.ok else "FAIL")
         lines.append([row.metric + (f" ({row.note})" if row.note else ""), ours, base, ratio, row.target, result])
     widths = [max(len(str(x)) for x in column) for column in zip(head, *lines, strict=False)]
