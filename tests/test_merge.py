@@ -324,3 +324,18 @@ def test_two_machines_believe_what_one_machine_would(o_ops: list[Op], a_ops: lis
         return sorted((f.key, normalise_value(f.value), f.status) for f in facts if f.is_current)
 
     assert belief(merged) == belief(run([], [*o_ops, *a_ops, *b_ops])) == belief(run([], [*o_ops, *b_ops, *a_ops]))
+
+
+def test_an_inference_one_machine_absorbed_meets_a_statement_the_other_made_before_it() -> None:
+    """Serially: email stated (Jun 1), sms stated (Jun 10), email inferred (Jun 20): the newer
+    inference and the older statement conflict, whichever machine heard which."""
+    said = make("channel", "email", "2026-06-01")
+    base = add([], said)
+    ours = add(base, make("channel", "email", "2026-06-20", "inferred"))
+    assert by_id(ours)[said.id].last_inferred == "2026-06-20"
+    theirs = add(base, make("channel", "sms", "2026-06-10"))
+    for merged in (merge_facts(base, ours, theirs, SCOPE), merge_facts(base, theirs, ours, SCOPE)):
+        assert current(merged, "channel") == [("email", "conflict"), ("sms", "conflict")]
+        revived = next(f for f in merged if f.value == "email" and f.is_current)
+        assert (revived.confidence, revived.stated_at) == ("inferred", "2026-06-20")
+        assert by_id(merged)[said.id].status == "superseded"
