@@ -157,14 +157,8 @@ def replay_statements(facts: list[Fact]) -> list[Fact]:
     statements: list[Fact] = []
     for fact in facts:
         restated, inferred = fact.last_confirmed, fact.last_inferred
-        fact.status, fact.valid_to, fact.superseded_by, fact.reason, fact.last_confirmed, fact.last_inferred = (
-            "active",
-            None,
-            None,
-            None,
-            None,
-            None,
-        )
+        fact.status = "active"
+        fact.valid_to = fact.superseded_by = fact.reason = fact.last_confirmed = fact.last_inferred = None
         statements.append(fact)
         if restated:
             statements.append(replace(fact, id="", stated_at=restated, valid_from=restated))

@@ -68,8 +68,8 @@ def test_an_inference_repeating_a_stated_value_later_is_kept_as_last_inferred() 
     store, lines = apply(said, make("email", "2026-07-01", "inferred"))
     assert lines[1] == f"reinforced {said.id}" and len(store) == 1
     assert said.confidence == "stated" and said.last_confirmed is None and said.last_inferred == "2026-07-01"
-    apply_more = supersession.add(store, make("email", "2026-07-05"), "user:a")
-    assert apply_more.kind == "reinforced" and said.last_confirmed == "2026-07-05" and said.last_inferred is None
+    restated = supersession.add(store, make("email", "2026-07-05"), "user:a")
+    assert restated.kind == "reinforced" and said.last_confirmed == "2026-07-05" and said.last_inferred is None
 
 
 def test_a_late_statement_meets_an_inference_its_value_absorbed() -> None:
