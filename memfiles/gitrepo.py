@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 from memfiles.errors import GitError
@@ -80,10 +79,13 @@ class _Running:
         return result
 
 
-def identity_env(root: Path) -> dict[str, str]:
-    """The environment for a commit: the user's git identity, or `mem <mem@localhost>` when none is set."""
+def identity_env(root: Path, asked: _Running | None = None) -> dict[str, str]:
+    """The environment for a commit: the user's git identity, or `mem <mem@localhost>` when none is set.
+
+    `asked`: the settings query from `_ask_settings`, started earlier (None: asked here, if need be).
+    """
     env = dict(os.environ)
-    names = _settings(str(root))
+    names = _settings(root, asked)
     for var, key, fallback in (
         ("GIT_AUTHOR_NAME", "user.name", FALLBACK_NAME),
         ("GIT_AUTHOR_EMAIL", "user.email", FALLBACK_EMAIL),
@@ -94,16 +96,28 @@ def identity_env(root: Path) -> dict[str, str]:
     return env
 
 
-@cache
-def _settings(root: str) -> frozenset[str]:
-    """Which of user.name, user.email and a true commit.gpgsign this repository has (asked once per process)."""
-    found = _run(Path(root), "config", "--get-regexp", r"^(user\.(name|email)|commit\.gpgsign)$", check=False).stdout
-    names = set()
-    for line in found.splitlines():
-        key, _, value = line.partition(" ")
-        if key != "commit.gpgsign" or value.strip().lower() in ("true", "yes", "on", "1"):
-            names.add(key)
-    return frozenset(names)
+_SETTINGS = ("config", "--get-regexp", r"^(user\.(name|email)|commit\.gpgsign)$")
+_settings_of: dict[Path, frozenset[str]] = {}  # asked once per process
+
+
+def _ask_settings(root: Path) -> _Running | None:
+    """Start asking git for the settings `_settings` reads (None when this process knows them)."""
+    return None if root in _settings_of else _Running(root, *_SETTINGS)
+
+
+def _settings(root: Path, asked: _Running | None = None) -> frozenset[str]:
+    """Which of user.name, user.email and a true commit.gpgsign this repository has."""
+    if root not in _settings_of:
+        found = (asked or _Running(root, *_SETTINGS)).result(check=False).stdout
+        names = set()
+        for line in found.splitlines():
+            key, _, value = line.partition(" ")
+            if key != "commit.gpgsign" or value.strip().lower() in ("true", "yes", "on", "1"):
+                names.add(key)
+        _settings_of[root] = frozenset(names)
+    elif asked is not None:
+        asked.result(check=False)
+    return _settings_of[root]
 
 
 def is_repo(root: Path) -> bool:
@@ -142,18 +156,19 @@ def commit(root: Path, paths: list[str], message: str) -> bool:
     # comparison and the ref update start now too and wait for their input: git's start-up and its
     # read of a 10,000-entry index happen meanwhile, on the other core.
     asking = _Running(root, "rev-parse", "--quiet", "HEAD^{commit}", "HEAD^{tree}")
+    configured = _ask_settings(root)  # the identity and signing settings, asked meanwhile too
     listing = "".join(f"{path}\0" for path in paths)
     staging = _Running(root, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listing)
-    env = {**identity_env(root), "GIT_LITERAL_PATHSPECS": "1"}
     subject = message.splitlines()[0] if message.strip() else ""
-    comparing = _Running(root, "diff-tree", "--stdin", "-r", "--name-only", "--no-renames", "-z", env=env, later=True)
+    comparing = _Running(root, "diff-tree", "--stdin", "-r", "--name-only", "--no-renames", "-z", later=True)
+    env = {**identity_env(root, configured), "GIT_LITERAL_PATHSPECS": "1"}
     moving = _Running(root, "update-ref", "-m", f"commit: {subject}", "--stdin", "-z", env=env, later=True)
     try:
         staging.result()
         asked = asking.result(check=False)
         ids = asked.stdout.split() if asked.returncode == 0 else []
         head, head_tree = ids if len(ids) == 2 else ("", "")  # none: a first commit
-        if not head or "commit.gpgsign" in _settings(str(root)):
+        if not head or "commit.gpgsign" in _settings(root):
             return _commit_paths(root, paths, message, env)
         # --missing-ok: the index's objects were all written by git before the index named them, and
         # looking each one up costs a third of the write at 10,000 scopes (`mem doctor` runs fsck).

@@ -12,7 +12,7 @@ from datetime import date, datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from memfiles import clock
+from memfiles import clock, plainyaml
 from memfiles.errors import FileFormatError, UsageError
 from memfiles.model import (
     CONFIDENCES,
@@ -128,12 +128,33 @@ def parse(data: bytes, path: str, expected_scope: str | None = None) -> MemoryDo
     scope = expected_scope or ""
     if front is None:
         return MemoryDoc(scope=scope, body=body, bom=bom)
+    fast = _parse_canonical(data, front, expected_scope, body, bom)
+    if fast is not None:
+        return fast
     text, raw = load_frontmatter(front, path, first_line)
     try:
         return _validate(raw, path, expected_scope, body, bom)
     except _Problem as problem:
         line = _locate(text, problem.where) + first_line
         raise FileFormatError(path, line, problem.message) from None
+
+
+def _parse_canonical(
+    data: bytes, front: bytes, expected_scope: str | None, body: bytes, bom: bytes
+) -> MemoryDoc | None:
+    """The MemoryDoc of a file exactly as `serialize` writes it, read without PyYAML; None for any other file.
+
+    Writing the result again must give the same bytes, which makes it what PyYAML would have read
+    (memfiles.plainyaml); a person's own layout, an error or anything unusual takes PyYAML's way.
+    """
+    try:
+        raw = plainyaml.load(front.decode("utf-8"))
+        if raw is None:
+            return None
+        doc = _validate(raw, "", expected_scope, body, bom)
+    except (UnicodeDecodeError, _Problem):
+        return None
+    return doc if serialize(doc) == data else None
 
 
 def load_frontmatter(front: bytes, path: str, first_line: int) -> tuple[str, Any]:
@@ -304,6 +325,9 @@ def serialize(doc: MemoryDoc) -> bytes:
 
 def dump_frontmatter(data: dict[str, Any]) -> bytes:
     """`data` as a `---` fenced YAML block in insertion order: plain, stable, never folded."""
+    written = plainyaml.dump(data)  # the usual shapes and text, without importing PyYAML
+    if written is not None:
+        return b"---\n" + written.encode("utf-8") + b"---\n"
     import yaml
 
     text = yaml.dump(
