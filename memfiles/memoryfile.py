@@ -325,19 +325,18 @@ def serialize(doc: MemoryDoc) -> bytes:
 
 def dump_frontmatter(data: dict[str, Any]) -> bytes:
     """`data` as a `---` fenced YAML block in insertion order: plain, stable, never folded."""
-    written = plainyaml.dump(data)  # the usual shapes and text, without importing PyYAML
-    if written is not None:
-        return b"---\n" + written.encode("utf-8") + b"---\n"
-    import yaml
+    text = plainyaml.dump(data)  # the usual shapes and text, without importing PyYAML
+    if text is None:
+        import yaml
 
-    text = yaml.dump(
-        data,
-        Dumper=_dumper(_libyaml_safe(data)),
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=1_000_000,
-    )
+        text = yaml.dump(
+            data,
+            Dumper=_dumper(_libyaml_safe(data)),
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=False,
+            width=1_000_000,
+        )
     return b"---\n" + text.encode("utf-8") + b"---\n"
 
 

@@ -68,7 +68,7 @@ _TIMESTAMP = re.compile(
 )
 _WHEN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?")
 _NAME = re.compile(r"[a-z_][a-z0-9_]*")
-_FIELD = re.compile(r"([a-z_][a-z0-9_]*): (.*)")
+_FIELD = re.compile(f"({_NAME.pattern}): (.*)")
 
 
 def _reads_as_text(text: str) -> bool:
