@@ -1,5 +1,5 @@
 """`python -m memfiles` runs the `mem` command line."""
 
-from memfiles.cli import run
+from memfiles.launch import entry
 
-run()
+entry()

@@ -139,34 +139,29 @@ def add(
       mem add -u alice plan_tier Enterprise --subject account_state --ref "session s-12, turn 4"
       mem add -u alice diet vegetarian --inferred --at 2026-05-01 --expires 90d
     """
-    from memfiles.errors import RefusedError
-    from memfiles.model import Outcome
-    from memfiles.writepath import NewFact, add_fact
+    from memfiles import writecommands
 
-    home, chosen = _scoped(ctx, user, scope)
-    try:
-        if value == "-":
-            value = _read_stdin(home.config.max_value_chars)
-        result = add_fact(
-            home.paths, home.config, chosen, NewFact(key, value, subject, inferred, source, ref, at, expires)
+    _exit(
+        writecommands.add(
+            ctx.meta.get("mem.home"),
+            key,
+            value,
+            subject=subject,
+            inferred=inferred,
+            source=source,
+            ref=ref,
+            at=at,
+            expires=expires,
+            user=user,
+            scope=scope,
+            as_json=as_json,
         )
-    except RefusedError as exc:
-        output.outcome(Outcome("refused", str(chosen), key, rule=exc.rule, why=exc.why), as_json)
-        raise typer.Exit(1) from None
-    output.outcome(result, as_json)
+    )
 
 
-def _read_stdin(limit: int) -> str:
-    """A value from standard input, read only up to just past `limit`, so a huge paste is refused cheaply."""
-    import sys
-
-    from memfiles.errors import RefusedError
-
-    text = sys.stdin.read(limit + 2)
-    text = text[:-1] if text.endswith("\n") else text
-    if len(text) > limit:
-        raise RefusedError("MEM602", f"value from standard input is over the limit of {limit} characters")
-    return text
+def _exit(code: int) -> None:
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()
@@ -367,29 +362,27 @@ def episode(
     as_json: JsonOpt = False,
 ) -> None:
     """Record what happened in a session or task as one episode file (one commit); --from-json records many."""
-    from memfiles.episodes import CandidateFact, Invalidation, split_pair
-    from memfiles.errors import RefusedError, UsageError
-    from memfiles.writepath import NewEpisode, add_episodes
+    from memfiles import writecommands
 
-    home, chosen = _scoped(ctx, user, scope)
-    if from_json is not None:
-        if any([summary, session, at, ended, entity, event, fact, invalidates, source]) or outcome != "unknown":
-            raise UsageError("give either SUMMARY with options or --from-json, not both")
-        from memfiles.schema import episodes_from_json
-
-        batch = episodes_from_json(from_json.read(), from_json.name)
-    elif summary is None:
-        raise UsageError("give the episode's SUMMARY, or --from-json FILE (- for stdin)")
-    else:
-        facts = [CandidateFact(*split_pair(f, "--fact")) for f in fact or []]
-        stale = [Invalidation(*split_pair(i, "--invalidates")) for i in invalidates or []]
-        batch = [NewEpisode(summary, session, at, ended, entity or [], event or [], outcome, facts, stale, source)]
-    try:
-        results = add_episodes(home.paths, home.config, chosen, batch)
-    except RefusedError as exc:
-        output.refused(exc.rule, exc.why, as_json)
-        raise typer.Exit(1) from None
-    output.episodes_recorded(results, as_json)
+    _exit(
+        writecommands.episode(
+            ctx.meta.get("mem.home"),
+            summary,
+            session=session,
+            at=at,
+            ended=ended,
+            entity=entity,
+            event=event,
+            outcome=outcome,
+            fact=fact,
+            invalidates=invalidates,
+            source=source,
+            user=user,
+            scope=scope,
+            as_json=as_json,
+            from_json=from_json,
+        )
+    )
 
 
 @app.command()
@@ -721,30 +714,6 @@ def run() -> None:
 
     keep_only(sys.argv[1:])
     app()
-
-
-def entry() -> None:
-    """Console-script entry point: `run`, then leave without tearing the interpreter down.
-
-    Teardown costs ~12 ms with rapidfuzz, sqlite and typer loaded; every file and connection is
-    closed by then, so only the output needs flushing.
-    """
-    import contextlib
-    import os
-    import sys
-
-    try:
-        run()
-        code: object = 0
-    except SystemExit as exc:
-        code = exc.code
-    if code is not None and not isinstance(code, int):
-        sys.stderr.write(f"{code}\n")
-        code = 1
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(BrokenPipeError, ValueError):  # a reader that stopped early (`| head -1`)
-            stream.flush()
-    os._exit(code or 0)
 
 
 def keep_only(argv: list[str]) -> None:

@@ -1,0 +1,176 @@
+"""The `mem` console script. `mem add` and `mem episode` start here without typer; everything else goes
+to memfiles.cli.
+
+An agent runs those two on every turn, and importing typer costs 40-60 ms of a write's 150 ms budget.
+So `quick` reads their command lines here, but only the plain ones, exactly as typer reads them: options
+spelt out (`--user alice`, `--user=alice`, `-u alice`), in any order among the arguments, the last of a
+repeated option winning (a repeatable one collects). Any line it is not sure of goes to typer, which
+explains what is wrong in its own words: help, `--version`, an unknown, malformed or abbreviated option,
+a missing or extra argument, a value that starts with `-`, `--`, `--from-json`, shell completion.
+tests/test_launch.py compares what both read on many command lines, and these tables with typer's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Spec:
+    """The part of a command's line `quick` reads: arguments in order, then options by spelling."""
+
+    arguments: tuple[str, ...] = ()
+    required: int = 0  # how many of the arguments must be given
+    values: dict[str, str] = field(default_factory=dict)  # option spelling -> parameter taking one value
+    flags: dict[str, str] = field(default_factory=dict)  # option spelling -> parameter set to True
+    repeatable: frozenset[str] = frozenset()  # parameters that collect every value given
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # parameter -> the values it accepts
+
+
+_SCOPE = {"--user": "user", "-u": "user", "--scope": "scope", "-s": "scope"}
+GLOBAL = Spec(values={"--home": "home"}, flags={"--debug": "debug"})
+COMMANDS = {
+    "add": Spec(
+        arguments=("key", "value"),
+        required=2,
+        values={"--subject": "subject", "--source": "source", "--ref": "ref", "--at": "at", "--expires": "expires"}
+        | _SCOPE,
+        flags={"--inferred": "inferred", "--json": "as_json"},
+    ),
+    "episode": Spec(
+        arguments=("summary",),
+        values={
+            "--session": "session",
+            "--at": "at",
+            "--ended": "ended",
+            "--entity": "entity",
+            "--event": "event",
+            "--outcome": "outcome",
+            "--fact": "fact",
+            "--invalidates": "invalidates",
+            "--source": "source",
+        }
+        | _SCOPE,
+        flags={"--json": "as_json"},
+        repeatable=frozenset({"entity", "event", "fact", "invalidates"}),
+        choices={"outcome": ("success", "failure", "partial", "unknown")},
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Quick:
+    """A command line read here: the command, its parameters, and the global options."""
+
+    command: str
+    params: dict[str, Any]
+    home: str | None
+    debug: bool
+
+
+def quick(argv: list[str]) -> Quick | None:
+    """Read `argv` (without the program name) as typer would, or None when typer should read it."""
+    if any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ):
+        return None
+    read = _read(argv, GLOBAL, stop_at_argument=True)
+    if read is None:
+        return None
+    given, rest = read
+    if not rest or rest[0] not in COMMANDS or given.get("home") == "":  # typer reads `--home ""` as "."
+        return None
+    spec = COMMANDS[rest[0]]
+    read = _read(rest[1:], spec, stop_at_argument=False)
+    if read is None:
+        return None
+    params, arguments = read
+    if not spec.required <= len(arguments) <= len(spec.arguments):
+        return None
+    params.update(zip(spec.arguments, arguments, strict=False))
+    home = given.get("home") or os.environ.get("MEM_HOME") or None  # typer: an empty $MEM_HOME is unset
+    return Quick(rest[0], params, home, bool(given.get("debug")))
+
+
+def _read(tokens: list[str], spec: Spec, stop_at_argument: bool) -> tuple[dict[str, Any], list[str]] | None:
+    """The options in `tokens` and the arguments among them (all the rest, with `stop_at_argument`, from
+    the first argument on); None at anything typer may read otherwise."""
+    params: dict[str, Any] = {}
+    arguments: list[str] = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        index += 1
+        if token == "-" or not token.startswith("-"):
+            if stop_at_argument:
+                return params, tokens[index - 1 :]
+            arguments.append(token)
+            continue
+        spelling, equals, attached = token.partition("=")
+        if spelling in spec.flags and not equals:
+            params[spec.flags[spelling]] = True
+            continue
+        name = spec.values.get(spelling)
+        if name is None or (equals and not spelling.startswith("--")):
+            return None  # not an option of this command, or `-u=x`, which typer reads as the value "=x"
+        if equals:
+            value = attached
+        elif index < len(tokens) and not tokens[index].startswith("-"):
+            value, index = tokens[index], index + 1
+        else:
+            return None
+        if name in spec.choices and value not in spec.choices[name]:
+            return None
+        if name in spec.repeatable:
+            params.setdefault(name, []).append(value)
+        else:
+            params[name] = value
+    return params, arguments
+
+
+def run_quick(found: Quick) -> int:
+    """Run a command read by `quick` as memfiles.cli runs it: an error is one line and its exit code."""
+    from memfiles import output, writecommands
+    from memfiles.errors import MemError
+
+    commands: dict[str, Callable[..., int]] = {"add": writecommands.add, "episode": writecommands.episode}
+    try:
+        return commands[found.command](found.home, **found.params)
+    except MemError as exc:
+        if found.debug:
+            raise
+        output.error(str(exc))
+        return exc.exit_code
+    except KeyboardInterrupt:
+        output.error("interrupted")
+        return 130
+
+
+def entry() -> None:
+    """Console-script entry point: run the command, then leave without tearing the interpreter down.
+
+    Teardown costs ~12 ms with rapidfuzz, sqlite and typer loaded; every file and connection is
+    closed by then, so only the output needs flushing.
+    """
+    import contextlib
+
+    found = quick(sys.argv[1:])
+    code: object = 0
+    try:
+        if found is not None:
+            code = run_quick(found)
+        else:
+            from memfiles.cli import run
+
+            run()
+    except SystemExit as exc:
+        code = exc.code
+    if code is not None and not isinstance(code, int):
+        sys.stderr.write(f"{code}\n")
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BrokenPipeError, ValueError):  # a reader that stopped early (`| head -1`)
+            stream.flush()
+    os._exit(code or 0)

@@ -1,0 +1,113 @@
+"""What `mem add` and `mem episode` do once their command line is read: one call into the write path, one
+outcome printed, an exit code returned.
+
+Both readers of the command line call these: memfiles.cli (typer, for help and every other command) and
+memfiles.launch (the quick start of these two commands, which an agent runs on every turn). Nothing
+here imports typer. A MemError goes up to the caller, which prints it as one line with its exit code.
+The defaults here are the command line's: tests/test_launch.py compares them with the typer commands.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
+
+from memfiles import output
+
+OUTCOMES = ("success", "failure", "partial", "unknown")  # an episode's --outcome
+
+
+def add(
+    home: str | os.PathLike[str] | None,
+    key: str,
+    value: str,
+    subject: str = "user_preference",
+    inferred: bool = False,
+    source: str | None = None,
+    ref: str | None = None,
+    at: str | None = None,
+    expires: str | None = None,
+    user: str | None = None,
+    scope: str | None = None,
+    as_json: bool = False,
+) -> int:
+    """`mem add`: remember one keyed fact through the guarded write path; 1 when it was refused."""
+    from memfiles.errors import RefusedError
+    from memfiles.home import choose_scope, open_context
+    from memfiles.model import Outcome
+    from memfiles.writepath import NewFact, add_fact
+
+    context = open_context(home)
+    chosen = choose_scope(context.config, user, scope)
+    try:
+        if value == "-":
+            value = read_stdin(context.config.max_value_chars)
+        result = add_fact(
+            context.paths, context.config, chosen, NewFact(key, value, subject, inferred, source, ref, at, expires)
+        )
+    except RefusedError as exc:
+        output.outcome(Outcome("refused", str(chosen), key, rule=exc.rule, why=exc.why), as_json)
+        return 1
+    output.outcome(result, as_json)
+    return 0
+
+
+def read_stdin(limit: int) -> str:
+    """A value from standard input, read only up to just past `limit`, so a huge paste is refused cheaply."""
+    from memfiles.errors import RefusedError
+
+    text = sys.stdin.read(limit + 2)
+    text = text[:-1] if text.endswith("\n") else text
+    if len(text) > limit:
+        raise RefusedError("MEM602", f"value from standard input is over the limit of {limit} characters")
+    return text
+
+
+def episode(
+    home: str | os.PathLike[str] | None,
+    summary: str | None = None,
+    session: str | None = None,
+    at: str | None = None,
+    ended: str | None = None,
+    entity: list[str] | None = None,
+    event: list[str] | None = None,
+    outcome: str = "unknown",
+    fact: list[str] | None = None,
+    invalidates: list[str] | None = None,
+    source: str | None = None,
+    user: str | None = None,
+    scope: str | None = None,
+    as_json: bool = False,
+    from_json: TextIO | None = None,
+) -> int:
+    """`mem episode`: record one episode file (one commit); 1 when it was refused.
+
+    `from_json`: the file of --from-json (read only when it is the only input), instead of SUMMARY and options.
+    """
+    from memfiles.episodes import CandidateFact, Invalidation, split_pair
+    from memfiles.errors import RefusedError, UsageError
+    from memfiles.home import choose_scope, open_context
+    from memfiles.writepath import NewEpisode, add_episodes
+
+    context = open_context(home)
+    chosen = choose_scope(context.config, user, scope)
+    if from_json is not None:
+        if any([summary, session, at, ended, entity, event, fact, invalidates, source]) or outcome != "unknown":
+            raise UsageError("give either SUMMARY with options or --from-json, not both")
+        from memfiles.schema import episodes_from_json
+
+        batch = episodes_from_json(from_json.read(), from_json.name)
+    elif summary is None:
+        raise UsageError("give the episode's SUMMARY, or --from-json FILE (- for stdin)")
+    else:
+        facts = [CandidateFact(*split_pair(f, "--fact")) for f in fact or []]
+        stale = [Invalidation(*split_pair(i, "--invalidates")) for i in invalidates or []]
+        batch = [NewEpisode(summary, session, at, ended, entity or [], event or [], outcome, facts, stale, source)]
+    try:
+        results = add_episodes(context.paths, context.config, chosen, batch)
+    except RefusedError as exc:
+        output.refused(exc.rule, exc.why, as_json)
+        return 1
+    output.episodes_recorded(results, as_json)
+    return 0
