@@ -57,6 +57,31 @@ def test_a_persons_staged_and_unstaged_work_stays_out(home: Path) -> None:
     assert git(home, "diff", "--name-only") == ".gitattributes\n"
 
 
+def test_a_persons_staged_work_with_nothing_of_mems_changed_makes_no_commit(home: Path) -> None:
+    (home / "users" / "a").mkdir(parents=True)
+    (home / "users" / "a" / "MEMORY.md").write_text("mem's\n")
+    assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
+    before = commits(home)
+    (home / "notes.txt").write_text("staged by a person\n")
+    git(home, "add", "notes.txt")
+    assert not gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add again\n")
+    assert commits(home) == before
+    assert git(home, "diff", "--cached", "--name-only") == "notes.txt\n"
+
+
+def test_mems_own_file_staged_by_a_person_is_committed_as_mem_wrote_it(home: Path) -> None:
+    (home / "users" / "a").mkdir(parents=True)
+    memory = home / "users" / "a" / "MEMORY.md"
+    memory.write_text("one\n")
+    assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
+    memory.write_text("a person's edit\n")
+    git(home, "add", "users/a/MEMORY.md")
+    memory.write_text("two\n")
+    assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: change\n")
+    assert git(home, "show", "HEAD:users/a/MEMORY.md") == "two\n"
+    assert git(home, "status", "--porcelain") == ""
+
+
 def test_the_fallback_identity_is_used_when_git_has_none(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
         monkeypatch.delenv(var)
