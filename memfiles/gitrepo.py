@@ -7,10 +7,14 @@ repository object is convenient and speed does not matter (init, history).
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
+import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from memfiles import gittree
 from memfiles.errors import GitError
 from memfiles.faults import crash_point
 
@@ -96,7 +100,7 @@ def identity_env(root: Path, asked: _Running | None = None) -> dict[str, str]:
     return env
 
 
-_SETTINGS = ("config", "--get-regexp", r"^(user\.(name|email)|commit\.gpgsign)$")
+_SETTINGS = ("config", "--get-regexp", r"^(user\.(name|email)|commit\.gpgsign|core\.(sharedrepository|filemode))$")
 _settings_of: dict[Path, frozenset[str]] = {}  # asked once per process
 
 
@@ -106,18 +110,30 @@ def _ask_settings(root: Path) -> _Running | None:
 
 
 def _settings(root: Path, asked: _Running | None = None) -> frozenset[str]:
-    """Which of user.name, user.email and a true commit.gpgsign this repository has."""
+    """Which of these the repository has: user.name, user.email, and (by its name) a setting that makes a
+    commit take the porcelain way: commit.gpgsign true, core.sharedrepository set, core.filemode false."""
     if root not in _settings_of:
         found = (asked or _Running(root, *_SETTINGS)).result(check=False).stdout
         names = set()
         for line in found.splitlines():
             key, _, value = line.partition(" ")
-            if key != "commit.gpgsign" or value.strip().lower() in ("true", "yes", "on", "1"):
-                names.add(key)
+            value = value.strip().lower()
+            if key == "commit.gpgsign" and value not in _TRUE:
+                continue
+            if key == "core.sharedrepository" and value in ("", "umask", *_FALSE):
+                continue
+            if key == "core.filemode" and value not in _FALSE:
+                continue
+            names.add(key)
         _settings_of[root] = frozenset(names)
     elif asked is not None:
         asked.result(check=False)
     return _settings_of[root]
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+_PORCELAIN = frozenset({"commit.gpgsign", "core.sharedrepository", "core.filemode"})
 
 
 def is_repo(root: Path) -> bool:
@@ -146,58 +162,184 @@ def commit(root: Path, paths: list[str], message: str) -> bool:
     folding episodes into digests) stays under the OS argument limit: paths go to git NUL-separated on
     stdin or in a file, the message on stdin. Paths are literal (no glob magic).
 
-    The usual way is plumbing, whose cost does not grow with the home: stage exactly `paths`, check
-    that nothing else is staged, write the index's tree and commit it. `git commit PATH…` would stat
-    every tracked file more than once (0.1 s at 10,000 files). A person's own staged changes, a
-    signing setup or a first commit take the porcelain way, which commits only `paths` too.
+    The usual way costs the same at any home size. The index is staged for `paths` (so that git
+    sees them unchanged), while the commit's tree is HEAD's with only `paths` changed: HEAD's trees
+    along them are read, the new ones written (memfiles.gittree), and the commit made on them. So a
+    person's own staged work stays staged and out of the commit. `git write-tree` would instead write
+    the tree of a 10,000-user home's `users` folder from the index's 10,000 entries (25 ms), and
+    `git commit PATH…` stats every tracked file more than once (0.1 s). A first commit, a signing
+    setup, a shared repository, core.filemode false, or a path that is not a plain file on disk take
+    the porcelain way, which commits only `paths` too.
     """
-    # HEAD and the settings are asked while the paths are staged (staging them first is harmless
-    # on the porcelain way, which stages them again); the three take 15 ms one after another. The
-    # comparison and the ref update start now too and wait for their input: git's start-up and its
-    # read of a 10,000-entry index happen meanwhile, on the other core.
-    asking = _Running(root, "rev-parse", "--quiet", "HEAD^{commit}", "HEAD^{tree}")
-    configured = _ask_settings(root)  # the identity and signing settings, asked meanwhile too
-    listing = "".join(f"{path}\0" for path in paths)
-    staging = _Running(root, "update-index", "--add", "--remove", "-z", "--stdin", stdin=listing)
+    wanted = sorted(set(paths))
+    configured = _ask_settings(root)  # the identity and the settings that need the porcelain way
+    staging = _Running(
+        root, "update-index", "--add", "--remove", "-z", "--stdin", stdin="".join(f"{p}\0" for p in wanted)
+    )
+    files = _plain_files(root, wanted)
+    present = [path for path, there in (files or {}).items() if there]
+    hashing = _Running(root, "hash-object", "-w", "--stdin-paths", stdin="".join(f"{p}\n" for p in present))
     subject = message.splitlines()[0] if message.strip() else ""
-    comparing = _Running(root, "diff-tree", "--stdin", "-r", "--name-only", "--no-renames", "-z", later=True)
     env = {**identity_env(root, configured), "GIT_LITERAL_PATHSPECS": "1"}
     moving = _Running(root, "update-ref", "-m", f"commit: {subject}", "--stdin", "-z", env=env, later=True)
     try:
-        staging.result()
-        asked = asking.result(check=False)
-        ids = asked.stdout.split() if asked.returncode == 0 else []
-        head, head_tree = ids if len(ids) == 2 else ("", "")  # none: a first commit
-        if not head or "commit.gpgsign" in _settings(root):
+        objects = _objects(root)
+        head = _head_trees(root, _folders(wanted)) if files is not None and objects else None
+        if head is None or objects is None or _settings(root) & _PORCELAIN:
+            staging.result()
             return _commit_paths(root, paths, message, env)
-        # --missing-ok: the index's objects were all written by git before the index named them, and
-        # looking each one up costs a third of the write at 10,000 scopes (`mem doctor` runs fsck).
-        #
-        # The new tree objects are written uncompressed. At 10,000 scopes the top folder's tree is
-        # 330 kB, mostly object ids that zlib barely shrinks (to 240 kB), and deflating it took 8 of
-        # write-tree's 20 ms. Loose objects are temporary: gc packs them with the usual compression.
-        tree = _run(root, "write-tree", "--missing-ok", env=env, settings=("core.looseCompression=0",)).stdout.strip()
-        # Tree against tree: only differing folders are walked, so this costs the same at any home
-        # size. The commit object is written meanwhile: unused, when the comparison says not to
-        # commit, it is an unreachable object that gc removes.
-        comparing.feed(f"{head_tree} {tree}\n")
-        made = _run(root, "commit-tree", tree, "-p", head, "-F", "-", env=env, stdin=message).stdout.strip()
-        compared = comparing.result().stdout.partition("\n")[2]  # after git's echo of the input line
-        staged = {p for p in compared.split("\0") if p}
-        if not staged & set(paths):
+        blobs = dict(zip(present, (bytes.fromhex(i) for i in hashing.result().stdout.split()), strict=True))
+        tree = _new_tree(objects, head, {p: blobs.get(p) for p in wanted})
+        if tree == head.tree:
+            staging.result()
             return False
-        if staged - set(paths):  # someone else's staged work stays staged, out of this commit
-            return _commit_paths(root, paths, message, env)
+        made = _run(root, "commit-tree", tree.hex(), "-p", head.commit, "-F", "-", env=env, stdin=message)
+        staging.result()  # the index names the new files before HEAD does
         crash_point("mid-commit")  # the commit object exists; HEAD does not name it yet
-        moving.feed(f"update HEAD\0{made}\0{head}\0")
+        moving.feed(f"update HEAD\0{made.stdout.strip()}\0{head.commit}\0")
         moving.result()
     finally:
-        for waiting in (comparing, moving):
+        for waiting in (staging, hashing, moving):
             if waiting.process.returncode is None:
                 waiting.feed("")  # no input (or no more): it exits having done nothing
                 waiting.result(check=False)
     _maintain(root, env)
     return True
+
+
+def _plain_files(root: Path, paths: list[str]) -> dict[str, bool] | None:
+    """Which of `paths` are plain files on disk (True) and which are gone (False); None if one is anything
+    else (a symbolic link, a folder, an executable), or cannot be named in git's line-based input."""
+    found: dict[str, bool] = {}
+    for path in paths:
+        if "\n" in path or path.startswith(("/", "../")) or "/../" in path:
+            return None
+        try:
+            mode = os.lstat(root / path).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            found[path] = False
+            continue
+        if not stat.S_ISREG(mode) or mode & 0o111:
+            return None
+        found[path] = True
+    return found
+
+
+def _objects(root: Path) -> Path | None:
+    """Where the commit's trees are written: the repository's own object folder (None: a `.git` file, as in
+    a worktree, or git told by the environment to look elsewhere)."""
+    if any(name in os.environ for name in ("GIT_DIR", "GIT_OBJECT_DIRECTORY", "GIT_INDEX_FILE")):
+        return None
+    objects = root / ".git" / "objects"
+    return objects if objects.is_dir() else None
+
+
+def _folders(paths: list[str]) -> list[str]:
+    """Every folder holding one of `paths`, the top one ("") included."""
+    folders = {""}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        folders.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+    return sorted(folders)
+
+
+@dataclass
+class _Head:
+    """HEAD's commit, its tree's raw id, and the trees of some folders: folder -> (raw id, bytes), None if absent."""
+
+    commit: str
+    tree: bytes
+    trees: dict[str, tuple[bytes, bytes] | None]
+
+
+def _head_trees(root: Path, folders: list[str]) -> _Head | None:
+    """HEAD and its trees of `folders` (from one `git cat-file --batch`); None when HEAD does not exist yet,
+    or a folder is something other than a tree there."""
+    try:
+        process = subprocess.Popen(
+            ["git", "-C", str(root), "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"HEAD\n")  # first HEAD, then the trees of the commit it names (whatever HEAD does)
+    process.stdin.flush()
+    header = process.stdout.readline().split()
+    if len(header) != 3 or header[1] != b"commit":
+        process.communicate(b"")
+        return None
+    commit, body = header[0].decode(), process.stdout.read(int(header[2]) + 1)
+    tree = body.split(b"\n", 1)[0].removeprefix(b"tree ").decode()
+    out, err = process.communicate("".join(f"{tree}:{f}\n" if f else f"{tree}\n" for f in folders).encode())
+    if process.returncode != 0:
+        raise GitError(f"git cat-file failed in {root}: {err.decode(errors='replace').strip()}")
+    trees: dict[str, tuple[bytes, bytes] | None] = {}
+    position = 0
+    for folder in folders:
+        end = out.index(b"\n", position)
+        found = out[position:end].split()
+        position = end + 1
+        if found[-1] == b"missing":
+            trees[folder] = None
+            continue
+        if found[1] != b"tree":
+            return None
+        size = int(found[2])
+        trees[folder] = (bytes.fromhex(found[0].decode()), out[position : position + size])
+        position += size + 1
+    return _Head(commit, bytes.fromhex(tree), trees)
+
+
+def _new_tree(objects: Path, head: _Head, files: dict[str, bytes | None]) -> bytes:
+    """Write the trees of HEAD's with `files` (path -> new blob id, None: removed) and return the top one's id.
+
+    Deepest folders first: each new tree's id goes into its parent's changes. A folder left empty is
+    removed from its parent, as git never stores one.
+    """
+    id_size = len(head.tree)
+    changes: dict[str, gittree.Changes] = {folder: {} for folder in head.trees}
+    for path, blob in files.items():
+        folder, _, name = path.rpartition("/")
+        changes[folder][name.encode()] = None if blob is None else (gittree.FILE, blob)
+    for folder in sorted(head.trees, key=lambda f: -f.count("/") - (f != "")):
+        old = head.trees[folder]
+        subfolders = {
+            name: found[0]
+            for name in changes[folder]
+            if (found := head.trees.get(f"{folder}/{name.decode()}" if folder else name.decode())) is not None
+        }
+        data = gittree.change(old[1] if old else None, changes[folder], subfolders, id_size)
+        if folder == "":
+            return _store(objects, data, id_size) if old is None or data != old[1] else old[0]
+        parent, _, name = folder.rpartition("/")
+        if not data:
+            changes[parent][name.encode()] = None
+        elif old is None or data != old[1]:
+            changes[parent][name.encode()] = (gittree.FOLDER, _store(objects, data, id_size))
+    raise AssertionError("the top folder is always among the folders")
+
+
+def _store(objects: Path, data: bytes, id_size: int) -> bytes:
+    """Write a tree as a loose object (unless git has it) and return its raw id.
+
+    Stored uncompressed: at 10,000 scopes the `users` tree is 330 kB, mostly object ids that zlib
+    barely shrinks, and deflating it cost 8 ms of every commit. Loose objects are temporary: gc packs
+    them with the usual compression.
+    """
+    found = gittree.object_id(b"tree", data, id_size)
+    name = found.hex()
+    target = objects / name[:2] / name[2:]
+    if not target.exists():
+        target.parent.mkdir(exist_ok=True)
+        temporary = target.parent / f"tmp_obj_mem_{os.getpid()}"
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(zlib.compress(b"tree %d\0%s" % (len(data), data), 0))
+        os.replace(temporary, target)
+    return found
 
 
 def _maintain(root: Path, env: dict[str, str]) -> None:

@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memfiles import gitrepo
 from memfiles.errors import GitError
@@ -117,3 +119,138 @@ def test_a_head_moved_during_the_commit_is_not_overwritten(home: Path, monkeypat
     with pytest.raises(GitError, match="update-ref"):
         gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
     assert git(home, "log", "-1", "--format=%s") == "someone else\n"
+
+
+def consistent(root: Path) -> None:
+    """The index's tree is HEAD's and nothing is left uncommitted: git sees what the commit's own trees say."""
+    assert git(root, "write-tree") == git(root, "rev-parse", "HEAD^{tree}")
+    assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
+    assert git(root, "fsck", "--full", "--no-dangling", "--strict") == ""
+
+
+def test_new_folders_and_a_folder_emptied_by_a_removal(home: Path) -> None:
+    names = ["users/a/MEMORY.md", "users/a/episodes/2026/08/one.md", "users/b/MEMORY.md"]
+    for name in names:
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(f"{name}\n")
+    assert gitrepo.commit(home, names, "mem: add\n")
+    consistent(home)
+    (home / names[1]).unlink()
+    assert gitrepo.commit(home, [names[1]], "mem: remove\n")
+    consistent(home)
+    assert git(home, "ls-tree", "-r", "--name-only", "HEAD", "users").split() == [names[0], names[2]]
+    assert changed_in_head(home) == [names[1]]
+
+
+def test_the_commit_is_made_on_head_not_on_what_a_person_staged(home: Path) -> None:
+    (home / "users" / "a").mkdir(parents=True)
+    (home / "users" / "a" / "MEMORY.md").write_text("one\n")
+    (home / "users" / "a" / "notes.md").write_text("a person's notes\n")
+    git(home, "add", "users/a/notes.md")  # in the same folder as mem's file
+    assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
+    assert git(home, "ls-tree", "--name-only", "HEAD", "users/a/") == "users/a/MEMORY.md\n"
+    assert git(home, "diff", "--cached", "--name-only") == "users/a/notes.md\n"
+
+
+def test_a_clean_filter_applies_to_what_is_committed(home: Path) -> None:
+    git(home, "config", "filter.upper.clean", "tr a-z A-Z")
+    (home / ".gitattributes").write_text("*.md filter=upper\n")
+    git(home, "add", ".gitattributes")
+    git(home, "commit", "--quiet", "-m", "attributes")
+    (home / "users" / "a").mkdir(parents=True)
+    (home / "users" / "a" / "MEMORY.md").write_text("lower case\n")
+    assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
+    assert git(home, "show", "HEAD:users/a/MEMORY.md") == "LOWER CASE\n"
+    assert git(home, "status", "--porcelain") == ""
+
+
+def test_a_sha256_repository(isolated: Path) -> None:
+    root = isolated / "sha256"
+    root.mkdir()
+    git(root, "init", "--quiet", "--object-format=sha256")
+    for round_ in range(3):  # the first commit takes the porcelain way, the others the trees
+        (root / "users" / f"u{round_}").mkdir(parents=True)
+        (root / "users" / f"u{round_}" / "MEMORY.md").write_text(f"{round_}\n")
+        assert gitrepo.commit(root, [f"users/u{round_}/MEMORY.md"], f"mem: add {round_}\n")
+        consistent(root)
+    assert commits(root) == 3
+
+
+@pytest.mark.parametrize("case", ["executable", "symlink", "filemode", "shared"])
+def test_what_needs_the_porcelain_way_is_committed_as_well(
+    home: Path, case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gitrepo, "_settings_of", {})  # the home's first commit learnt its settings
+    taken: list[str] = []
+    porcelain = gitrepo._commit_paths
+    monkeypatch.setattr(gitrepo, "_commit_paths", lambda *a: taken.append("porcelain") or porcelain(*a))
+    (home / "users" / "a").mkdir(parents=True)
+    path = home / "users" / "a" / "MEMORY.md"
+    path.write_text("x\n")
+    if case == "executable":
+        path.chmod(0o755)
+    elif case == "symlink":
+        path.unlink()
+        path.symlink_to("elsewhere.md")
+    else:
+        git(
+            home,
+            "config",
+            "core.filemode" if case == "filemode" else "core.sharedRepository",
+            "false" if case == "filemode" else "group",
+        )
+    assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
+    assert taken == ["porcelain"]
+    assert changed_in_head(home) == ["users/a/MEMORY.md"]
+    assert git(home, "status", "--porcelain") == ""
+
+
+def test_the_usual_way_is_taken_on_a_plain_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gitrepo, "_commit_paths", lambda *a: pytest.fail("took the porcelain way"))
+    (home / "users" / "a").mkdir(parents=True)
+    (home / "users" / "a" / "MEMORY.md").write_text("x\n")
+    assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
+    consistent(home)
+
+
+FILES = [f"users/{user}/{name}" for user in ("a", "b") for name in ("MEMORY.md", "episodes/2026/08/e.md", "x/y/z.md")]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rounds=st.lists(
+        st.dictionaries(st.sampled_from(FILES), st.sampled_from(["", "one\n", "two\n"]), min_size=1),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_any_sequence_of_writes_and_removals_leaves_head_equal_to_the_index(
+    home: Path, rounds: list[dict[str, str]]
+) -> None:
+    """Each round writes ("one", "two") or removes ("") some files and commits them: HEAD is the index's tree."""
+    for round_ in rounds:
+        for name, text in round_.items():
+            path = home / name
+            if text:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
+            else:
+                path.unlink(missing_ok=True)
+        before = git(home, "rev-parse", "HEAD")
+        made = gitrepo.commit(home, sorted(round_), "mem: round\n")
+        assert made == (git(home, "rev-parse", "HEAD") != before)
+        consistent(home)
+    for name in FILES:  # leave the home as the next example expects to find it
+        (home / name).unlink(missing_ok=True)
+    gitrepo.commit(home, FILES, "mem: clean\n")
+
+
+def test_a_worktree_whose_git_folder_is_elsewhere(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    worktree = home.parent / "worktree"
+    git(home, "worktree", "add", "--quiet", str(worktree))
+    assert (worktree / ".git").is_file()
+    (worktree / "users" / "a").mkdir(parents=True)
+    (worktree / "users" / "a" / "MEMORY.md").write_text("x\n")
+    assert gitrepo.commit(worktree, ["users/a/MEMORY.md"], "mem: add\n")
+    assert changed_in_head(worktree) == ["users/a/MEMORY.md"]
+    assert git(worktree, "status", "--porcelain") == ""
