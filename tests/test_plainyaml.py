@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 
 import pytest
@@ -207,3 +208,9 @@ def test_a_hand_edit_is_read_by_pyyaml_and_means_the_same() -> None:
         assert parse(edited, "MEMORY.md", "user:alice") == canonical
     truthy = CANONICAL.replace(b"value: vegetarian", b"value: yes")
     assert parse(truthy, "MEMORY.md", "user:alice").facts[0].value == "True"  # as PyYAML reads it
+
+
+def test_the_characters_written_as_they_are_are_exactly_pyyamls_printable_ones() -> None:
+    every = "".join(map(chr, range(0x110000)))
+    printable = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
+    assert set(plainyaml._NOT_PRINTABLE.findall(every)) == set(every) - set(printable.findall(every))
