@@ -190,13 +190,13 @@ def connect(paths: Paths, scope: Scope, create: bool = True) -> sqlite3.Connecti
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = _usable(path)
         if conn is None:
-            with locked(paths.lock_file(f"index-{scope.kind}-{scope.id}")):  # one process replaces it
-                conn = _usable(path)
-                if conn is None:
+            with locked(paths.lock_file(f"index-{scope.kind}-{scope.id}")):  # one process sets it up
+                conn = _usable(path) or _set_up_in_place(path)
+                if conn is None:  # corrupt: nobody can be reading it
                     _remove(path)
                     conn = _open(path)
                     _create(conn)
-                    _forget_other_versions(paths, scope, older_than=_OTHER_VERSIONS_KEPT)
+                _forget_other_versions(paths, scope, older_than=_OTHER_VERSIONS_KEPT)
         return conn
     except (OSError, sqlite3.Error, MemError) as exc:
         raise IndexUnavailable(f"cannot use the recall index {path}: {exc}") from exc
@@ -213,6 +213,26 @@ def _usable(path: Path) -> sqlite3.Connection | None:
             return conn
     except sqlite3.DatabaseError:
         pass  # not a database, or corrupt: a cache is rebuilt, never repaired
+    if conn is not None:
+        conn.close()
+    return None
+
+
+def _set_up_in_place(path: Path) -> sqlite3.Connection | None:
+    """The index set up in the empty database that opening it made, when it is one; else None.
+
+    Readers arriving together each open the file before one of them, under the lock, sets it up. Were
+    the file replaced instead, a reader's connection would keep the old file while SQLite opens the
+    `-wal` and `-shm` beside it by name, the new ones: a mix of two databases ("no such table").
+    """
+    conn = None
+    try:
+        conn = _open(path)
+        if conn.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,):
+            _create(conn)
+            return conn
+    except sqlite3.DatabaseError:
+        pass
     if conn is not None:
         conn.close()
     return None

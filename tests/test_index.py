@@ -291,6 +291,19 @@ def test_corrupt_index_is_rebuilt(store: HomeContext) -> None:
     assert index.trouble(store.paths, ALICE) is None
 
 
+def test_a_reader_that_opened_the_index_first_sees_it_set_up(store: HomeContext) -> None:
+    """Readers arriving together all open the file first (sqlite makes it empty); the one that sets it up
+    must not replace it, or a connection on the old file would meet the new one's WAL (a mix of both)."""
+    path = index.path_of(store.paths, ALICE)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    early = index._open(path)
+    assert early.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
+    index.connect(store.paths, ALICE).close()
+    assert early.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone() == (index.fingerprint(),)
+    assert early.execute("SELECT count(*) FROM postings").fetchone() == (0,)
+    early.close()
+
+
 def test_doctor_reports_and_repairs_a_corrupt_index(store: HomeContext) -> None:
     same(store, "refund")
     path = index.path_of(store.paths, ALICE)
