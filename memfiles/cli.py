@@ -139,10 +139,10 @@ def add(
       mem add -u alice plan_tier Enterprise --subject account_state --ref "session s-12, turn 4"
       mem add -u alice diet vegetarian --inferred --at 2026-05-01 --expires 90d
     """
-    from memfiles import writecommands
+    from memfiles import commands
 
     _exit(
-        writecommands.add(
+        commands.add(
             ctx.meta.get("mem.home"),
             key,
             value,
@@ -362,10 +362,10 @@ def episode(
     as_json: JsonOpt = False,
 ) -> None:
     """Record what happened in a session or task as one episode file (one commit); --from-json records many."""
-    from memfiles import writecommands
+    from memfiles import commands
 
     _exit(
-        writecommands.episode(
+        commands.episode(
             ctx.meta.get("mem.home"),
             summary,
             session=session,
@@ -410,33 +410,25 @@ def recall(
     ] = False,
 ) -> None:
     """Recall the facts and episodes relevant to QUERY, as a block of remembered data for a prompt."""
-    if hook:
-        _hook(ctx, user, scope)
-        return
-    from memfiles import retrieve
-    from memfiles.errors import UsageError
+    from memfiles import commands
 
-    if query is None:
-        raise UsageError('give a QUERY ("" for everything in range), or --hook')
-    home = _context(ctx)
-    scopes = retrieve.choose_scopes(home.config, user, scope)
-    options = retrieve.recall_options(home.config, k, kind, since, until, as_of, min_score, half_life)
-    found = retrieve.recall(home, scopes, query, options, budget=budget)
-    output.problems(found.problems)
-    output.recalled(found, fmt, explain)
-
-
-def _hook(ctx: typer.Context, user: list[str] | None, scope: list[str] | None) -> None:
-    import sys
-
-    try:
-        from memfiles import retrieve
-
-        text = retrieve.hook_block(sys.stdin.read(), ctx.meta.get("mem.home"), user or [], scope or [])
-    except Exception as exc:  # a broken memory must never block a session: report it and exit 0
-        output.error(f"hook: {exc}")
-        return
-    output.block(text)
+    commands.recall(
+        ctx.meta.get("mem.home"),
+        query,
+        user=user,
+        scope=scope,
+        k=k,
+        kind=kind,
+        since=since,
+        until=until,
+        as_of=as_of,
+        min_score=min_score,
+        budget=budget,
+        fmt=fmt,
+        explain=explain,
+        half_life=half_life,
+        hook=hook,
+    )
 
 
 @app.command()

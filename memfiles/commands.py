@@ -1,10 +1,10 @@
-"""What `mem add` and `mem episode` do once their command line is read: one call into the write path, one
-outcome printed, an exit code returned.
+"""What the commands an agent runs on every turn do once their command line is read: `mem add`, `mem
+episode` and `mem recall` (with its hook mode). Each calls the core once, prints, and returns an exit code.
 
 Both readers of the command line call these: memfiles.cli (typer, for help and every other command) and
-memfiles.launch (the quick start of these two commands, which an agent runs on every turn). Nothing
-here imports typer. A MemError goes up to the caller, which prints it as one line with its exit code.
-The defaults here are the command line's: tests/test_launch.py compares them with the typer commands.
+memfiles.launch (the quick start of these commands). Nothing here imports typer, and `recall` imports
+nothing that writes (no git). A MemError goes up to the caller, which prints it as one line with its
+exit code. The defaults here are the command line's: tests/test_launch.py compares them with typer's.
 """
 
 from __future__ import annotations
@@ -110,4 +110,53 @@ def episode(
         output.refused(exc.rule, exc.why, as_json)
         return 1
     output.episodes_recorded(results, as_json)
+    return 0
+
+
+def recall(
+    home: str | os.PathLike[str] | None,
+    query: str | None = None,
+    user: list[str] | None = None,
+    scope: list[str] | None = None,
+    k: int | None = None,
+    kind: str = "all",
+    since: str | None = None,
+    until: str | None = None,
+    as_of: str | None = None,
+    min_score: float | None = None,
+    budget: int | None = None,
+    fmt: str = "block",
+    explain: bool = False,
+    half_life: float | None = None,
+    hook: bool = False,
+) -> int:
+    """`mem recall`: the facts and episodes relevant to `query`, printed as a block (or JSON, or a table)."""
+    if hook:
+        return _hook(home, user, scope)
+    from memfiles import retrieve
+    from memfiles.errors import UsageError
+    from memfiles.home import open_context
+
+    if query is None:
+        raise UsageError('give a QUERY ("" for everything in range), or --hook')
+    context = open_context(home)
+    scopes = retrieve.choose_scopes(context.config, user, scope)
+    options = retrieve.recall_options(context.config, k, kind, since, until, as_of, min_score, half_life)
+    found = retrieve.recall(context, scopes, query, options, budget=budget)
+    output.problems(found.problems)
+    output.recalled(found, fmt, explain)
+    return 0
+
+
+def _hook(home: str | os.PathLike[str] | None, user: list[str] | None, scope: list[str] | None) -> int:
+    """`mem recall --hook`: a Claude Code hook's block for its JSON on stdin; always 0, so a broken memory
+    never blocks a session (the problem is reported on stderr)."""
+    try:
+        from memfiles import retrieve
+
+        text = retrieve.hook_block(sys.stdin.read(), home, user or [], scope or [])
+    except Exception as exc:
+        output.error(f"hook: {exc}")
+        return 0
+    output.block(text)
     return 0

@@ -1,18 +1,21 @@
-"""The `mem` console script. `mem add` and `mem episode` start here without typer; everything else goes
-to memfiles.cli.
+"""The `mem` console script. `mem add`, `mem episode` and `mem recall` start here without typer; everything
+else goes to memfiles.cli.
 
-An agent runs those two on every turn, and importing typer costs 40-60 ms of a write's 150 ms budget.
-So `quick` reads their command lines here, but only the plain ones, exactly as typer reads them: options
-spelt out (`--user alice`, `--user=alice`, `-u alice`), in any order among the arguments, the last of a
-repeated option winning (a repeatable one collects). Any line it is not sure of goes to typer, which
-explains what is wrong in its own words: help, `--version`, an unknown, malformed or abbreviated option,
-a missing or extra argument, a value that starts with `-`, `--`, `--from-json`, shell completion.
+An agent runs those on every turn (recall as a prompt hook), and importing typer costs 40-60 ms of a
+write's 150 ms budget. So `quick` reads their command lines here, but only the plain ones, exactly as
+typer reads them: options spelt out (`--user alice`, `--user=alice`, `-u alice`), in any order among the
+arguments, the last of a repeated option winning (a repeatable one collects), numbers written as plain
+digits (`5`, `0.5`). Any line it is not sure of goes to typer, which explains what is wrong in its own
+words: help, `--version`, an unknown, malformed or abbreviated option, a missing or extra argument, a
+value that starts with `-`, a number out of range or written otherwise, `--`, `--from-json`, shell
+completion.
 tests/test_launch.py compares what both read on many command lines, and these tables with typer's.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +32,7 @@ class Spec:
     flags: dict[str, str] = field(default_factory=dict)  # option spelling -> parameter set to True
     repeatable: frozenset[str] = frozenset()  # parameters that collect every value given
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # parameter -> the values it accepts
+    numbers: dict[str, tuple[type, float | None]] = field(default_factory=dict)  # parameter -> (int or float, min)
 
 
 _SCOPE = {"--user": "user", "-u": "user", "--scope": "scope", "-s": "scope"}
@@ -59,7 +63,27 @@ COMMANDS = {
         repeatable=frozenset({"entity", "event", "fact", "invalidates"}),
         choices={"outcome": ("success", "failure", "partial", "unknown")},
     ),
+    "recall": Spec(
+        arguments=("query",),
+        values={
+            "-k": "k",
+            "--kind": "kind",
+            "--since": "since",
+            "--until": "until",
+            "--as-of": "as_of",
+            "--min-score": "min_score",
+            "--budget": "budget",
+            "--format": "fmt",
+            "--half-life": "half_life",
+        }
+        | _SCOPE,
+        flags={"--explain": "explain", "--hook": "hook"},
+        repeatable=frozenset({"user", "scope"}),
+        choices={"kind": ("all", "facts", "episodes"), "fmt": ("block", "json", "table")},
+        numbers={"k": (int, 1), "min_score": (float, None), "budget": (int, 1), "half_life": (float, 0)},
+    ),
 }
+_DIGITS = {int: re.compile(r"[0-9]+"), float: re.compile(r"[0-9]+(?:\.[0-9]+)?")}
 
 
 @dataclass(frozen=True)
@@ -123,6 +147,11 @@ def _read(tokens: list[str], spec: Spec, stop_at_argument: bool) -> tuple[dict[s
             return None
         if name in spec.choices and value not in spec.choices[name]:
             return None
+        if name in spec.numbers:
+            kind, least = spec.numbers[name]
+            if not _DIGITS[kind].fullmatch(value) or (least is not None and kind(value) < least):
+                return None
+            value = kind(value)
         if name in spec.repeatable:
             params.setdefault(name, []).append(value)
         else:
@@ -132,12 +161,12 @@ def _read(tokens: list[str], spec: Spec, stop_at_argument: bool) -> tuple[dict[s
 
 def run_quick(found: Quick) -> int:
     """Run a command read by `quick` as memfiles.cli runs it: an error is one line and its exit code."""
-    from memfiles import output, writecommands
+    from memfiles import commands, output
     from memfiles.errors import MemError
 
-    commands: dict[str, Callable[..., int]] = {"add": writecommands.add, "episode": writecommands.episode}
+    run: dict[str, Callable[..., int]] = {"add": commands.add, "episode": commands.episode, "recall": commands.recall}
     try:
-        return commands[found.command](found.home, **found.params)
+        return run[found.command](found.home, **found.params)
     except MemError as exc:
         if found.debug:
             raise
