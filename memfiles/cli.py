@@ -412,22 +412,24 @@ def recall(
     """Recall the facts and episodes relevant to QUERY, as a block of remembered data for a prompt."""
     from memfiles import commands
 
-    commands.recall(
-        ctx.meta.get("mem.home"),
-        query,
-        user=user,
-        scope=scope,
-        k=k,
-        kind=kind,
-        since=since,
-        until=until,
-        as_of=as_of,
-        min_score=min_score,
-        budget=budget,
-        fmt=fmt,
-        explain=explain,
-        half_life=half_life,
-        hook=hook,
+    _exit(
+        commands.recall(
+            ctx.meta.get("mem.home"),
+            query,
+            user=user,
+            scope=scope,
+            k=k,
+            kind=kind,
+            since=since,
+            until=until,
+            as_of=as_of,
+            min_score=min_score,
+            budget=budget,
+            fmt=fmt,
+            explain=explain,
+            half_life=half_life,
+            hook=hook,
+        )
     )
 
 

@@ -15,8 +15,6 @@ from typing import TextIO
 
 from memfiles import output
 
-OUTCOMES = ("success", "failure", "partial", "unknown")  # an episode's --outcome
-
 
 def add(
     home: str | os.PathLike[str] | None,

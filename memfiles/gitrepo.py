@@ -13,6 +13,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memfiles import gittree
 from memfiles.errors import GitError
@@ -28,12 +29,28 @@ def _run(
     env: dict[str, str] | None = None,
     check: bool = True,
     stdin: str | None = None,
-    settings: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
-    return _Running(root, *args, env=env, stdin=stdin, settings=settings).result(check)
+    return _Running(root, *args, env=env, stdin=stdin).result(check)
 
 
 _EARLY_INPUT = 16_384  # input written as a command starts, well under a pipe's 64 KiB
+
+
+def _start(
+    root: Path, args: tuple[str, ...], piped: bool, text: bool, env: dict[str, str] | None = None
+) -> subprocess.Popen[Any]:
+    """Start `git -C root ARGS` with its output (and, if `piped`, its input) as pipes."""
+    try:
+        return subprocess.Popen(
+            ["git", "-C", str(root), *args],
+            stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=text,
+            env=env,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
 
 
 class _Running:
@@ -46,23 +63,12 @@ class _Running:
         *args: str,
         env: dict[str, str] | None = None,
         stdin: str | None = None,
-        settings: tuple[str, ...] = (),
         later: bool = False,
     ):
         """`later`: the input comes later, from `feed`; git starts up meanwhile and waits for it."""
         self.root, self.args, self.stdin = root, args, stdin
-        options = [part for setting in settings for part in ("-c", setting)]  # for this command only
-        try:
-            self.process = subprocess.Popen(
-                ["git", "-C", str(root), *options, *args],
-                stdin=subprocess.DEVNULL if stdin is None and not later else subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=env,
-            )
-        except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
+        piped = stdin is not None or later
+        self.process: subprocess.Popen[str] = _start(root, args, piped=piped, text=True, env=env)
         if stdin is not None and len(stdin) <= _EARLY_INPUT:
             self.feed(stdin)  # fits the pipe: the command starts on it at once
 
@@ -255,15 +261,7 @@ class _Head:
 def _head_trees(root: Path, folders: list[str]) -> _Head | None:
     """HEAD and its trees of `folders` (from one `git cat-file --batch`); None when HEAD does not exist yet,
     or a folder is something other than a tree there."""
-    try:
-        process = subprocess.Popen(
-            ["git", "-C", str(root), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
+    process: subprocess.Popen[bytes] = _start(root, ("cat-file", "--batch"), piped=True, text=False)
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(b"HEAD\n")  # first HEAD, then the trees of the commit it names (whatever HEAD does)
     process.stdin.flush()
