@@ -22,7 +22,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -230,47 +232,37 @@ def writes(work: Path, runs: int) -> list[Row]:
     token = time.strftime("%H%M%S")  # new values each bench run: a repeat would only reinforce
     base = [PY, "-c", "import typer"]
     rows = []
-    for what, make in (
-        ("add", lambda n: [MEM, "add", f"bench_{n}", f"value {token} {n}", "-u", f"u{n * 37 % 10_000:05d}"]),
-        ("episode", lambda n: [MEM, "episode", f"Bench {token} {n}: refund issued", "-u", f"u{n * 53 % 10_000:05d}"]),
-    ):
-        mine, theirs = [], []
-        run_once(make(runs), env)
-        for n in range(runs):
-            mine.append(run_once(make(n), env)[0] * 1000)
-            theirs.append(run_once(base, env)[0] * 1000)
-        ours = statistics.median(mine)
-        rows.append(
-            Row(f"mem {what}, home of 10,000 files", ours, statistics.median(theirs), "ms", "≤ 150 ms", ours <= 150)
-        )
+
+    def write(mem: str, what: str, n: int) -> list[str]:
+        """The n-th write: new values each bench run (a repeat would only reinforce), spread over the users."""
+        tag = " dev" if mem != MEM else ""
+        if what == "add":
+            return [mem, "add", f"bench_{n}", f"value{tag} {token} {n}", "-u", f"u{n * 37 % 10_000:05d}"]
+        return [mem, "episode", f"Bench{tag} {token} {n}: refund issued", "-u", f"u{n * 53 % 10_000:05d}"]
+
+    for what in ("add", "episode"):
+        ours, theirs = timed_writes(partial(write, MEM, what), base, env, runs)
+        rows.append(Row(f"mem {what}, home of 10,000 files", ours, theirs, "ms", "≤ 150 ms", ours <= 150))
     if MEM != DEV_MEM:  # the same two through the development install, beside the same baseline
-        for what, make in (
-            (
-                "add",
-                lambda n: [DEV_MEM, "add", f"bench_dev_{n}", f"value {token} {n}", "-u", f"u{n * 41 % 10_000:05d}"],
-            ),
-            ("episode", lambda n: [DEV_MEM, "episode", f"Bench dev {token} {n}", "-u", f"u{n * 59 % 10_000:05d}"]),
-        ):
-            mine, theirs = [], []
-            run_once(make(runs), env)
-            for n in range(runs):
-                mine.append(run_once(make(n), env)[0] * 1000)
-                theirs.append(run_once(base, env)[0] * 1000)
+        for what in ("add", "episode"):
+            ours, theirs = timed_writes(partial(write, DEV_MEM, what), base, env, runs)
             note = "pip install -e: its import hook runs first"
-            rows.append(
-                Row(
-                    f"mem {what}, development install",
-                    statistics.median(mine),
-                    statistics.median(theirs),
-                    "ms",
-                    "(informative)",
-                    None,
-                    note,
-                )
-            )
+            rows.append(Row(f"mem {what}, development install", ours, theirs, "ms", "(informative)", None, note))
     rows += add_loop(tenants, env, token)
     wait_for_gc(tenants)
     return rows
+
+
+def timed_writes(
+    make: Callable[[int], list[str]], base: list[str], env: dict[str, str], runs: int
+) -> tuple[float, float]:
+    """Medians (ms) of `runs` writes `make(n)` and of the baseline, interleaved, after one warm-up write."""
+    mine, theirs = [], []
+    run_once(make(runs), env)
+    for n in range(runs):
+        mine.append(run_once(make(n), env)[0] * 1000)
+        theirs.append(run_once(base, env)[0] * 1000)
+    return statistics.median(mine), statistics.median(theirs)
 
 
 ADD_LOOP = """
