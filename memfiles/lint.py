@@ -257,7 +257,7 @@ def _lint_shared(files: list[tuple[str, str]], select: list[str], ignore: list[s
             done[job] = _lint_files(runs[job], select, ignore)
         return done
 
-    rules.prefilter()  # built once, before the fork: every process starts with it
+    rules.prefilter().prepare_for_many()  # built once, before the fork: every process starts with it
     waits = [forked.start(lambda: pickle.dumps(take())) for _ in range(jobs - 1)]
     done = take()
     queue.close()

@@ -3,7 +3,8 @@
 Running every rule's regular expressions on every line is what makes linting slow, and most lines
 hold none of the words a rule needs. A text is lower-cased, punctuation other than the characters
 anchors use (' _ - + / = $ @) becomes a space, and its distinct words are looked up once each
-(cached across texts, in C-level set operations) to learn what they can trigger. A finding is never
+(cached across texts, in C-level set operations) to learn what they can trigger; ids and dates once
+per shape (`s-1864` as `s-1000`: Prefilter._learn). A finding is never
 hidden: tests and `bench/lint_eval.py --check-prefilter` compare with every rule on every line.
 
 Rules on the folded view (the instruction rules, MEM1xx) are FirstOf checks, and memfiles.required
@@ -37,7 +38,7 @@ from typing import Any
 
 from memfiles.findings import FirstOf, Rule
 from memfiles.required import WORD, Atom, Stored, rarity, requirements, stored_atoms, stored_needs
-from memfiles.textview import LEET, fold
+from memfiles.textview import LEET, SHAPE, fold
 
 KEEP = "'_-+/=$@"
 # Every other punctuation character, and every whitespace character but the newline, becomes a space:
@@ -58,10 +59,7 @@ _TWO_LAST = re.compile(r"(?<![a-z])[a-z][-_/][a-z]\Z")
 _JOINED = re.compile(r"[a-z][-_/][a-z]")
 _LETTERS = frozenset(ASCII_LOWERCASE)
 # Letters spelled out one by one (`i g n o r e`, `i-g-n`), which memfiles.textview joins, found on the
-# text's shape: every letter `a`, every joining character `s`, anything else `x`.
-_SHAPE = str.maketrans(
-    {**{chr(c): "x" for c in range(128)}, **dict.fromkeys(ASCII_LOWERCASE, "a"), **dict.fromkeys(" .-_*/|", "s")}
-)
+# text's shape (textview.SHAPE: every letter `a`, every joining character `s`, anything else `x`).
 _SPELLED = re.compile(r"(?<!a)asasa(?!a)")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -78,6 +76,7 @@ _NONE: frozenset[int] = frozenset()
 Picked = dict[Rule, frozenset[int] | None]  # rule -> the branches to run (None: its whole check)
 _Pair = tuple[frozenset[int], int, frozenset[int], bool]  # left atoms, words between, right atoms, by the left?
 _Way = tuple[frozenset[int], _Pair | None, int]  # the atoms looked for, the pair they are a side of, their rarity
+_Learnt = tuple[frozenset[Rule], frozenset[int], tuple[bool, bool, bool] | None]  # Prefilter._work_out
 
 
 class Prefilter:
@@ -124,34 +123,78 @@ class Prefilter:
         self.trigger_words: set[str] = set()
         self.spelled_words: set[str] = set()  # words with lone letters joined: `i-g-n`, or `g-n` at an edge
         self.spelled_edges: dict[str, tuple[bool, bool, bool]] = {}  # word -> (three inside, two first, two last)
+        # Digits that no anchor and no atom holds, as 0: a token that is not leetspeak triggers what its key
+        # does (the other digits match nothing either way; no word becomes all digits or stops being so).
+        texts = [*self.exact, *self.prefixes.table, *self.infixes, *self.branches.strong_words.texts()]
+        self._key = str.maketrans(dict.fromkeys(set("0123456789").difference(*texts), "0"))
+        self.keyed: dict[str, _Learnt] = {}  # key -> what its tokens trigger
         self._caches: tuple[dict[str, Any] | set[str], ...] = (
             self.seen, self.anchor_rules, self.anchor_words, self.token_atoms, self.all_atoms, *self.group_words,
-            self.token_branches, self.trigger_words, self.spelled_words, self.spelled_edges,
+            self.token_branches, self.trigger_words, self.spelled_words, self.spelled_edges, self.keyed,
         )  # fmt: skip
         self.texts = 0  # texts read, up to _WARM_UP
         self.seen_atoms: dict[int, int] = {}  # atom -> how often those texts held it
 
-    def _learn(self, token: str) -> None:
+    def prepare_for_many(self) -> None:
+        """Compile now the large regular expressions a run over many texts compiles after its first few hundred
+        words: before a fork, every process then starts with them instead of compiling them all again."""
+        words = (self.branches.strong_words, self.branches.weak_words)
+        for later in (self.anchor_start, self.prefixes.trie, *(w for each in words for w in each.laters())):
+            later.now()
+
+    def _learn(self, tokens: Iterable[str]) -> None:
+        """Learn what each of `tokens` (words new to the prefilter) can trigger.
+
+        Ids and dates (`s-7728`, `2026-11-14t13`) are most of the words new to a lint run. Their digits that no
+        anchor or atom holds (`_key`) change nothing of what they trigger, unless the token reads as leetspeak:
+        such a token is worked out once per key, every `s-` and four digits alike.
+        """
+        seen, group_words, token_atoms = self.seen, self.group_words, self.token_atoms
+        groups_of_atoms, keyed, key_table = self.branches.groups_of_atoms, self.keyed, self._key
+        for token in tokens:
+            key = token.translate(key_table)
+            if key != token and not _LEET_TOKEN.match(token):
+                learnt = keyed.get(key)
+                if learnt is None:
+                    learnt = keyed[key] = self._work_out(key)
+            else:
+                learnt = self._work_out(token)
+            found, atoms, edges = learnt
+            seen.add(token)
+            if found:
+                self.anchor_rules[token] = found
+                self.anchor_words.add(token)
+            if edges:
+                self.spelled_words.add(token)
+                self.spelled_edges[token] = edges
+            if atoms:
+                token_atoms[token] = atoms
+                for group in groups_of_atoms(atoms):
+                    group_words[group].add(token)
+                self._triggers(token, atoms)
+
+    def _work_out(self, token: str) -> _Learnt:
+        """What `token` triggers: the anchored rules, the atoms of pattern rules (not weak), and where letters are
+        joined in it (None: nowhere that matters)."""
+        # A token of ASCII letters (most) is one word, with no infix anchor (those are punctuation),
+        # no leet digit and no joining character: the checks for those are for the other tokens.
+        plain = token.isascii() and token.isalpha()
         found: set[Rule] = set()
-        if self._may_start_anchor(token):
+        anchor_start = self.anchor_start.get()
+        # whether a word or a piece may start with an anchor (a plain token has no pieces: only its start)
+        if anchor_start is None or (anchor_start.match(token) if plain else anchor_start.search(token)):
             pieces = _PIECES.split(token)
             for word in [token, *pieces] if len(pieces) > 1 else pieces:
                 if word:
                     found.update(self.exact.get(word, ()))
                     found.update(self.prefixes.of(word))
-        # A token of ASCII letters (most) is one word, with no infix anchor (those are punctuation),
-        # no leet digit and no joining character: the checks for those are for the other tokens.
-        plain = token.isascii() and token.isalpha()
         if not plain:
             for infix, infix_rules in self.infixes.items():
                 if infix in token:
                     found.update(infix_rules)
         if len(token) >= _LONG:
             found.update(self.long)
-        self.seen.add(token)
-        if found:
-            self.anchor_rules[token] = frozenset(found)
-            self.anchor_words.add(token)
+        edges = None
         if plain:
             words = [token]
         else:
@@ -160,24 +203,12 @@ class Prefilter:
                 words += WORD.findall(token.translate(LEET))
             if _JOINED.search(token):  # all three need a letter joined to a letter: most tokens have none
                 edges = bool(_THREE_LETTERS.search(token)), bool(_TWO_FIRST.match(token)), bool(_TWO_LAST.search(token))
-                if any(edges):
-                    self.spelled_words.add(token)
-                    self.spelled_edges[token] = edges
-        atoms = self.branches.atoms_of_words(words)
-        if atoms:
-            self.token_atoms[token] = atoms
-            for group in {group for atom in atoms for group in self.branches.groups_of.get(atom, ())}:
-                self.group_words[group].add(token)
-            self._triggers(token, atoms)
-
-    def _may_start_anchor(self, token: str) -> bool:
-        """Whether a word or a piece of `token` may start with an anchor (until the search is compiled, every
-        token is looked up; after, almost every token needs no table lookup)."""
-        pattern = self.anchor_start.get()
-        return pattern is None or pattern.search(token) is not None
+                if not any(edges):
+                    edges = None
+        return frozenset(found), self.branches.atoms_of_words(words), edges
 
     def _triggers(self, token: str, atoms: frozenset[int]) -> None:
-        triggered = frozenset(number for atom in atoms for number in self.branches.by_trigger.get(atom, ()))
+        triggered = self.branches.triggered_by(atoms)
         if triggered:
             self.token_branches[token] = triggered
             self.trigger_words.add(token)
@@ -190,8 +221,7 @@ class Prefilter:
         if len(self.seen) > _CACHE_LIMIT:  # a vocabulary that keeps growing: start learning afresh
             for cache in self._caches:
                 cache.clear()
-        for token in tokens - self.seen:
-            self._learn(token)
+        self._learn(tokens - self.seen)
         if self.texts < _WARM_UP:
             self._count(scan)
         chosen: dict[int, tuple[int, Picked]] = {}
@@ -227,7 +257,7 @@ class Prefilter:
         atoms = self.all_atoms.get(token)
         if atoms is None:
             if token not in self.seen:
-                self._learn(token)
+                self._learn((token,))
             words = WORD.findall(token)
             if _LEET_TOKEN.match(token):
                 words += WORD.findall(token.translate(LEET))
@@ -323,7 +353,7 @@ class Prefilter:
         controls = [m.start() for m in _CONTROLS.finditer(text)] if _has_controls(text) else []
         spelled: list[int] = []
         if self._may_be_spelled(tokens, scan):
-            shape = f"\n{scan.lowered}\n".translate(_SHAPE)  # framed: a spelled-out word at either end has an edge
+            shape = f"\n{scan.lowered}\n".translate(SHAPE)  # framed: a spelled-out word at either end has an edge
             spelled = [m.start() - 1 for m in _SPELLED.finditer(shape)]
         if not (other or controls or spelled):
             return {}
@@ -426,11 +456,13 @@ class _Scan:
         window = 32 * count
         while True:
             start = max(0, position - window)
-            tokens = self.framed[start:position].split()
+            tokens = self.framed[start:position].rsplit(None, count)  # the last `count`, and what is before them
+            if len(tokens) > count:
+                return tokens[1:]
             if start > 0 and self.framed[start - 1] != " ":
                 tokens = tokens[1:]  # the first one may go on before the window
             if len(tokens) >= count or start == 0:
-                return tokens[-count:]
+                return tokens
             window *= 4
 
     def after(self, position: int, length: int, count: int) -> list[str]:
@@ -491,6 +523,7 @@ class Branches:
             for atom in group:
                 groups_of[atom].append(number)
         self.groups_of = dict(groups_of)
+        self._groups: dict[frozenset[int], tuple[int, ...]] = {}
         self.strong_words = _Words({atom: n for n, atom in enumerate(self.atoms) if n not in self.weak})
         self.weak_words = _Words({atom: n for n, atom in enumerate(self.atoms) if n in self.weak})
         self.all_symbols = [(text, n) for n, (kind, text) in enumerate(self.atoms) if kind == "sub"]
@@ -549,6 +582,27 @@ class Branches:
             for atom in atoms:
                 by_trigger[atom].append(number)
         self.by_trigger: dict[int, list[int]] = dict(by_trigger)
+        self._triggered: dict[frozenset[int], frozenset[int]] = {}
+
+    def groups_of_atoms(self, atoms: frozenset[int]) -> tuple[int, ...]:
+        """The groups holding one of `atoms` (cached: many words hold the same atoms, `s` in `s-1234`)."""
+        groups = self._groups.get(atoms)
+        if groups is None:
+            groups = tuple({group for atom in atoms for group in self.groups_of.get(atom, ())})
+            if len(self._groups) > _CACHE_LIMIT:
+                self._groups.clear()
+            self._groups[atoms] = groups
+        return groups
+
+    def triggered_by(self, atoms: frozenset[int]) -> frozenset[int]:
+        """The branches looked for by a clause or side holding one of `atoms` (cached as groups_of_atoms)."""
+        triggered = self._triggered.get(atoms)
+        if triggered is None:
+            triggered = frozenset(number for atom in atoms for number in self.by_trigger.get(atom, ()))
+            if len(self._triggered) > _CACHE_LIMIT:
+                self._triggered.clear()
+            self._triggered[atoms] = triggered
+        return triggered
 
     def atoms_of_words(self, words: list[str]) -> frozenset[int]:
         """The atoms but the weak ones that some of `words` (memfiles.required.WORD) hold."""
@@ -599,6 +653,14 @@ class _Words:
         # Whether a word may hold any of the atoms: exact words anchored at both ends, prefixes at the start,
         # infixes anywhere, in one search. Most words new to a lint run hold none (names, ids).
         self.gate = _Later(lambda: "^(?:{})\\Z|^(?:{})|{}".format(*map(_trie, texts)))
+
+    def texts(self) -> list[str]:
+        """The text of every atom it has."""
+        return [*self.exact, *self.prefixes.table, *self.infixes.table]
+
+    def laters(self) -> tuple[_Later, ...]:
+        """Its regular expressions compiled on use."""
+        return self.gate, self.prefixes.trie, self.infixes.trie
 
     def atoms(self, word: str) -> frozenset[int]:
         """The atoms `word` holds."""
@@ -682,6 +744,11 @@ class _Later:
             if self.asked > _TRIE_AFTER:
                 self.pattern = re.compile(self.source())
         return self.pattern
+
+    def now(self) -> None:
+        """Compile it now."""
+        self.asked = _TRIE_AFTER
+        self.get()
 
 
 def _trie(words: list[str]) -> str:

@@ -39,6 +39,16 @@ _LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[a-z][\w@$]*[a-z])(?=[\w@$]*[0134
 _SPACED = re.compile(r"(?<![^\W\d_])[^\W\d_](?:[ .\-_*·/|][^\W\d_]){2,}(?![^\W\d_])")
 _LEET_CHARS = re.compile(r"[0-9@$]")
 _SPACED_ASCII = re.compile(r"(?<![a-z])[a-z][ .\-_*/|][a-z][ .\-_*/|][a-z](?![a-z])")
+# The shape of lower-case ASCII text: every letter `a`, every character _SPACED_ASCII joins letters by `s`,
+# anything else `x`. Three letters spelled out (`i g n`) have the shape `asasa`, which `in` finds far
+# faster than _SPACED_ASCII (a look-behind first: tried at every character).
+SHAPE = str.maketrans(
+    {
+        **{chr(c): "x" for c in range(128)},
+        **dict.fromkeys("abcdefghijklmnopqrstuvwxyz", "a"),
+        **dict.fromkeys(" .-_*/|", "s"),
+    }
+)
 _DROP_CATEGORIES = ("Cf", "Mn", "Me", "Cs", "Co", "Cn")
 
 
@@ -58,7 +68,7 @@ def fold(line: str) -> tuple[str, list[int] | None]:
     cols: list[int] | None = None  # None: column-for-column with `line`
     if line.isascii():
         view = line.lower()
-        if not _LEET_CHARS.search(view) and not _SPACED_ASCII.search(view):
+        if not _LEET_CHARS.search(view) and ("asasa" not in view.translate(SHAPE) or not _SPACED_ASCII.search(view)):
             return view, None  # the common case: nothing to undo
     else:
         chars: list[str] = []
