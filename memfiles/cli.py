@@ -490,31 +490,20 @@ def lint(
 
     Exit 0 when clean, 1 with findings, 2 on a usage or config error.
     """
-    from memfiles import lint as linting
-    from memfiles.errors import UsageError
+    from memfiles import commands
 
-    if explain:
-        output.lint_explain(linting.explain(explain))
-        return
-    if fmt not in ("text", "json", "github"):
-        raise UsageError(f"--format {fmt!r}: use text, json or github")
-    ignored = linting.parse_codes(ignore)
-    base = Path.cwd()
-    if not paths:
-        from memfiles.config import load_config
-        from memfiles.errors import HomeError
-        from memfiles.layout import CONFIG_NAME, require_home, resolve_home
-
-        try:
-            base = require_home(resolve_home(ctx.meta.get("mem.home")))
-        except HomeError as exc:
-            raise UsageError(f"mem lint: give files or folders to check, or a memory home ({exc})") from None
-        ignored += linting.parse_codes(",".join(load_config(base / CONFIG_NAME).lint_ignore))
-        paths = [base]
-    report = linting.lint_paths(paths, linting.parse_codes(select), ignored, base, jobs)
-    output.lint_report(report, fmt, show_suppressed)
-    if report.findings:
-        raise typer.Exit(1)
+    _exit(
+        commands.lint(
+            ctx.meta.get("mem.home"),
+            paths,
+            fmt=fmt,
+            select=select,
+            ignore=ignore,
+            explain=explain,
+            show_suppressed=show_suppressed,
+            jobs=jobs,
+        )
+    )
 
 
 # --- end of lint ---

@@ -1,5 +1,6 @@
-"""What the commands an agent runs on every turn do once their command line is read: `mem add`, `mem
-episode` and `mem recall` (with its hook mode). Each calls the core once, prints, and returns an exit code.
+"""What the commands run most often do once their command line is read: `mem add`, `mem episode` and
+`mem recall` (with its hook mode), which an agent runs on every turn, and `mem lint`, which pre-commit
+runs on every commit. Each calls the core once, prints, and returns an exit code.
 
 Both readers of the command line call these: memfiles.cli (typer, for help and every other command) and
 memfiles.launch (the quick start of these commands). Nothing here imports typer, and `recall` imports
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from memfiles import output
@@ -158,3 +160,43 @@ def _hook(home: str | os.PathLike[str] | None, user: list[str] | None, scope: li
         return 0
     output.block(text)
     return 0
+
+
+def lint(
+    home: str | os.PathLike[str] | None,
+    paths: Sequence[str | os.PathLike[str]] | None = None,
+    fmt: str = "text",
+    select: str | None = None,
+    ignore: str | None = None,
+    explain: str | None = None,
+    show_suppressed: bool = False,
+    jobs: int | None = None,
+) -> int:
+    """`mem lint`: check files and folders (none given: the memory home, with mem.toml's ignored codes); 1 with
+    findings."""
+    from pathlib import Path
+
+    from memfiles import lint as linting
+    from memfiles.errors import UsageError
+
+    if explain:
+        output.lint_explain(linting.explain(explain))
+        return 0
+    if fmt not in ("text", "json", "github"):
+        raise UsageError(f"--format {fmt!r}: use text, json or github")
+    ignored = linting.parse_codes(ignore)
+    base = Path.cwd()
+    if not paths:
+        from memfiles.config import load_config
+        from memfiles.errors import HomeError
+        from memfiles.layout import CONFIG_NAME, require_home, resolve_home
+
+        try:
+            base = require_home(resolve_home(home))
+        except HomeError as exc:
+            raise UsageError(f"mem lint: give files or folders to check, or a memory home ({exc})") from None
+        ignored += linting.parse_codes(",".join(load_config(base / CONFIG_NAME).lint_ignore))
+        paths = [base]
+    report = linting.lint_paths([Path(path) for path in paths], linting.parse_codes(select), ignored, base, jobs)
+    output.lint_report(report, fmt, show_suppressed)
+    return 1 if report.findings else 0

@@ -1,8 +1,9 @@
-"""The `mem` console script. `mem add`, `mem episode` and `mem recall` start here without typer; everything
-else goes to memfiles.cli.
+"""The `mem` console script. `mem add`, `mem episode`, `mem recall` and `mem lint` start here without typer;
+everything else goes to memfiles.cli.
 
-An agent runs those on every turn (recall as a prompt hook), and importing typer costs 40-60 ms of a
-write's 150 ms budget. So `quick` reads their command lines here, but only the plain ones, exactly as
+An agent runs the first three on every turn (recall as a prompt hook), pre-commit runs lint on every
+commit, and importing typer costs 40-60 ms of a write's 150 ms budget. So `quick` reads their command
+lines here, but only the plain ones, exactly as
 typer reads them: options spelt out (`--user alice`, `--user=alice`, `-u alice`), in any order among the
 arguments, the last of a repeated option winning (a repeatable one collects), numbers written as plain
 digits (`5`, `0.5`). Any line it is not sure of goes to typer, which explains what is wrong in its own
@@ -28,8 +29,10 @@ class Spec:
 
     arguments: tuple[str, ...] = ()
     required: int = 0  # how many of the arguments must be given
+    variadic: bool = False  # the last argument takes all the others (a list)
     values: dict[str, str] = field(default_factory=dict)  # option spelling -> parameter taking one value
     flags: dict[str, str] = field(default_factory=dict)  # option spelling -> parameter set to True
+    negations: dict[str, str] = field(default_factory=dict)  # option spelling (`--no-…`) -> parameter set to False
     repeatable: frozenset[str] = frozenset()  # parameters that collect every value given
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # parameter -> the values it accepts
     numbers: dict[str, tuple[type, float | None]] = field(default_factory=dict)  # parameter -> (int or float, min)
@@ -82,6 +85,15 @@ COMMANDS = {
         choices={"kind": ("all", "facts", "episodes"), "fmt": ("block", "json", "table")},
         numbers={"k": (int, 1), "min_score": (float, None), "budget": (int, 1), "half_life": (float, 0)},
     ),
+    "lint": Spec(
+        arguments=("paths",),
+        variadic=True,
+        values={"--format": "fmt", "--select": "select", "--ignore": "ignore", "--explain": "explain"}
+        | {"--jobs": "jobs", "-j": "jobs"},
+        flags={"--show-suppressed": "show_suppressed"},
+        negations={"--no-show-suppressed": "show_suppressed"},
+        numbers={"jobs": (int, 1)},
+    ),
 }
 _DIGITS = {int: re.compile(r"[0-9]+"), float: re.compile(r"[0-9]+(?:\.[0-9]+)?")}
 
@@ -111,9 +123,13 @@ def quick(argv: list[str]) -> Quick | None:
     if read is None:
         return None
     params, arguments = read
-    if not spec.required <= len(arguments) <= len(spec.arguments):
+    if spec.variadic:
+        if arguments:
+            params[spec.arguments[-1]] = arguments
+    elif not spec.required <= len(arguments) <= len(spec.arguments):
         return None
-    params.update(zip(spec.arguments, arguments, strict=False))
+    else:
+        params.update(zip(spec.arguments, arguments, strict=False))
     home = given.get("home") or os.environ.get("MEM_HOME") or None  # typer: an empty $MEM_HOME is unset
     return Quick(rest[0], params, home, bool(given.get("debug")))
 
@@ -135,6 +151,9 @@ def _read(tokens: list[str], spec: Spec, stop_at_argument: bool) -> tuple[dict[s
         spelling, equals, attached = token.partition("=")
         if spelling in spec.flags and not equals:
             params[spec.flags[spelling]] = True
+            continue
+        if spelling in spec.negations and not equals:
+            params[spec.negations[spelling]] = False
             continue
         name = spec.values.get(spelling)
         if name is None or (equals and not spelling.startswith("--")):
@@ -164,7 +183,12 @@ def run_quick(found: Quick) -> int:
     from memfiles import commands, output
     from memfiles.errors import MemError
 
-    run: dict[str, Callable[..., int]] = {"add": commands.add, "episode": commands.episode, "recall": commands.recall}
+    run: dict[str, Callable[..., int]] = {
+        "add": commands.add,
+        "episode": commands.episode,
+        "recall": commands.recall,
+        "lint": commands.lint,
+    }
     try:
         return run[found.command](found.home, **found.params)
     except MemError as exc:
