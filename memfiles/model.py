@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 SUBJECTS = (
     "user_preference",
@@ -98,19 +99,24 @@ def normalise_value(value: str) -> str:
     return " ".join(value.split()).casefold()
 
 
-def sha256_hex(text: str) -> str:
-    """The SHA-256 of `text` (UTF-8) in hex, as hashlib gives it.
+def sha(name: str) -> Any:
+    """The constructor of hash `name` (sha1 or sha256), as hashlib gives it: Python's own module where it has
+    one, since importing hashlib loads OpenSSL first (3-5 ms of every write)."""
+    import importlib
 
-    Python's own SHA-256 module where it has one: hashlib loads OpenSSL first (3 ms on every write).
-    """
-    try:
-        from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.11
-    except ImportError:
+    for module in {"sha1": ("_sha1",), "sha256": ("_sha256", "_sha2")}[name]:  # _sha2: Python 3.12 and later
         try:
-            from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12 and later
-        except ImportError:
-            from hashlib import sha256
-    return str(sha256(text.encode("utf-8")).hexdigest())
+            return getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            continue
+    import hashlib
+
+    return getattr(hashlib, name)
+
+
+def sha256_hex(text: str) -> str:
+    """The SHA-256 of `text` (UTF-8) in hex, as hashlib gives it."""
+    return str(sha("sha256")(text.encode("utf-8")).hexdigest())
 
 
 def fact_id(key: str, value: str, stated_at: str, confidence: str, taken: set[str]) -> str:
