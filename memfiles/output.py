@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,9 @@ if TYPE_CHECKING:
 
 
 def emit_json(data: Any) -> None:
-    """Print `data` as indented, key-stable JSON on stdout."""
+    """Print `data` as indented, key-stable JSON on stdout (json imported here: most commands print text)."""
+    import json
+
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
