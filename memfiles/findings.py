@@ -166,10 +166,19 @@ class FirstOf:
     """
 
     def __init__(self, *patterns: str, flags: int = 0) -> None:
-        self.branches = tuple(branch for pattern in patterns for branch in _branches(pattern))
+        self.patterns = patterns
         self.flags = flags | re.MULTILINE
+        self._branches: tuple[str, ...] | None = None
         self._all: re.Pattern[str] | None = None  # compiled on first use: start-up matters
         self._each: dict[int, re.Pattern[str]] = {}
+
+    @property
+    def branches(self) -> tuple[str, ...]:
+        """The patterns' top-level alternatives, split on first use: a guarded write whose value reaches no
+        branch never needs them (splitting every rule's patterns took 2.5 ms of every write)."""
+        if self._branches is None:
+            self._branches = tuple(branch for pattern in self.patterns for branch in _branches(pattern))
+        return self._branches
 
     def __call__(self, line: str) -> Iterator[tuple[int, int]]:
         return self.search(line)

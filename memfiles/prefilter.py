@@ -537,7 +537,7 @@ class Branches:
         """Clauses and pairs of each branch of a pattern rule, by atom number: from memfiles/rule_needs.py
         while it is current, else worked out now (memfiles.required)."""
         assert isinstance(rule.check, FirstOf)
-        stored = stored_needs(rule.code, rule.check.branches)
+        stored = stored_needs(rule.code, rule.check.patterns)
         if stored is not None:
             return stored
         worked_out = [requirements(branch, rule.check.flags) for branch in rule.check.branches]

@@ -451,7 +451,7 @@ def _shape(op: Any, av: Any, before: bool, after: bool) -> _Shape:
 _KINDS = {"exact": "e", "prefix": "p", "infix": "i", "sub": "s"}
 _TABLE_HEAD = '''"""What every branch of the instruction rules needs (memfiles.required), worked out ahead of time.
 
-Written by `python -m memfiles.required`; do not edit. A rule whose branches changed since (another
+Written by `python -m memfiles.required`; do not edit. A rule whose patterns changed since (another
 CRC) is worked out afresh when the prefilter is built, so this file only ever saves time.
 """
 
@@ -461,9 +461,10 @@ from typing import Any
 Stored = tuple[list[frozenset[int]], list[tuple[frozenset[int], int, frozenset[int]]]]
 
 
-def crc(branches: tuple[str, ...]) -> int:
-    """The checksum that ties a stored entry to the branches it was worked out from."""
-    return zlib.crc32("\x00".join(branches).encode("utf-8"))
+def crc(patterns: tuple[str, ...]) -> int:
+    """The checksum that ties a stored entry to the patterns it was worked out from (their branches are
+    split from them alone)."""
+    return zlib.crc32("\x00".join(patterns).encode("utf-8"))
 
 
 def stored_atoms() -> list[Atom]:
@@ -474,13 +475,13 @@ def stored_atoms() -> list[Atom]:
     return [(kinds[text[0]], text[2:]) for text in ATOMS]
 
 
-def stored_needs(code: str, branches: tuple[str, ...]) -> list[Stored] | None:
-    """Clauses and pairs of each of `branches` of rule `code`, as numbers into `stored_atoms()`; None when
-    memfiles/rule_needs.py was written for other branches."""
+def stored_needs(code: str, patterns: tuple[str, ...]) -> list[Stored] | None:
+    """Clauses and pairs of each branch of the `patterns` of rule `code`, as numbers into `stored_atoms()`; None
+    when memfiles/rule_needs.py was written for other patterns."""
     from memfiles.rule_needs import TABLE
 
     entry = TABLE.get(code)
-    if entry is None or entry[0] != crc(branches) or len(entry[1]) != len(branches):
+    if entry is None or entry[0] != crc(patterns):
         return None
     return [
         ([frozenset(c) for c in clauses], [(frozenset(left), gap, frozenset(right)) for left, gap, right in pairs])
@@ -504,7 +505,8 @@ def table_source(rules: list[Any]) -> str:
             clauses = tuple(ids(clause) for clause in needs.clauses)
             pairs = tuple((ids(left), gap, ids(right)) for left, gap, right in needs.pairs)
             rows.append(f"            ({clauses!r}, {pairs!r}),")
-        entries += [f"    {rule.code!r}: (", f"        {crc(branches)},", "        (", *rows, "        ),", "    ),"]
+        checksum = crc(rule.check.patterns)
+        entries += [f"    {rule.code!r}: (", f"        {checksum},", "        (", *rows, "        ),", "    ),"]
     atom_texts = [f"{_KINDS[kind]}:{text}" for (kind, text), _ in sorted(numbers.items(), key=lambda item: item[1])]
     lines = [
         _TABLE_HEAD,

@@ -138,7 +138,7 @@ def test_the_stored_table_is_current() -> None:
         return frozenset(atoms[n] for n in numbers)
 
     for rule in PATTERN_RULES:
-        stored = stored_needs(rule.code, rule.check.branches)
+        stored = stored_needs(rule.code, rule.check.patterns)
         assert stored is not None
         read = [
             ([named(c) for c in clauses], [(named(a), g, named(b)) for a, g, b in pairs]) for clauses, pairs in stored
@@ -148,7 +148,8 @@ def test_the_stored_table_is_current() -> None:
 
 def test_a_changed_rule_is_worked_out_afresh() -> None:
     rule = PATTERN_RULES[0]
-    assert stored_needs(rule.code, (*rule.check.branches[:-1], r"\bsomething else\b")) is None
+    assert stored_needs(rule.code, (*rule.check.patterns[:-1], r"\bsomething else\b")) is None
+    assert stored_needs(rule.code, (*rule.check.patterns, r"\bone more\b")) is None
 
 
 _ASCII = st.characters(codec="ascii")
