@@ -123,10 +123,12 @@ class Prefilter:
         self.trigger_words: set[str] = set()
         self.spelled_words: set[str] = set()  # words with lone letters joined: `i-g-n`, or `g-n` at an edge
         self.spelled_edges: dict[str, tuple[bool, bool, bool]] = {}  # word -> (three inside, two first, two last)
-        # Digits that no anchor and no atom holds, as 0: a token that is not leetspeak triggers what its key
-        # does (the other digits match nothing either way; no word becomes all digits or stops being so).
+        # Digits that no anchor and no atom holds, as the first of them: a token that is not leetspeak
+        # triggers what its key does (those digits match nothing either way, in the token or in its key; no
+        # word becomes all digits or stops being so).
         texts = [*self.exact, *self.prefixes.table, *self.infixes, *self.branches.strong_words.texts()]
-        self._key = str.maketrans(dict.fromkeys(set("0123456789").difference(*texts), "0"))
+        inert = sorted(set("0123456789").difference(*texts))
+        self._key = str.maketrans(dict.fromkeys(inert, inert[0]) if inert else {})
         self.keyed: dict[str, _Learnt] = {}  # key -> what its tokens trigger
         self._caches: tuple[dict[str, Any] | set[str], ...] = (
             self.seen, self.anchor_rules, self.anchor_words, self.token_atoms, self.all_atoms, *self.group_words,

@@ -41,6 +41,18 @@ def test_the_key_keeps_the_digits_anchors_and_atoms_hold() -> None:
     assert "s-1864".translate(prefilter._key) == "s-1000"
 
 
+def test_the_key_never_makes_a_digit_an_anchor_holds() -> None:
+    # 0 held by the anchor `x0` (1, 2 and 3 by atoms such as rot13 and 2fa): the inert digits become 4,
+    # and `x7-1` cannot turn into `x0-1`
+    from memfiles.findings import WARNING, Rule
+
+    rule = Rule("MEM398", WARNING, "test", "", "", "", lambda line: iter(()), view="raw", anchors=("x0",))
+    prefilter = Prefilter([rule], hidden=[], long=[])
+    assert "x7-1".translate(prefilter._key) == "x4-1"
+    prefilter._learn({"x7-1", "x0-5"})
+    assert set(prefilter.anchor_words) == {"x0-5"}
+
+
 @settings(max_examples=60, deadline=None)
 @given(batches=st.lists(st.sets(TOKEN, max_size=12), min_size=1, max_size=6))
 def test_words_learnt_by_key_trigger_what_they_would_alone(batches: list[set[str]]) -> None:
