@@ -3,13 +3,12 @@ everything else goes to memfiles.cli.
 
 An agent runs the first three on every turn (recall as a prompt hook), pre-commit runs lint on every
 commit, and importing typer costs 40-60 ms of a write's 150 ms budget. So `quick` reads their command
-lines here, but only the plain ones, exactly as
-typer reads them: options spelt out (`--user alice`, `--user=alice`, `-u alice`), in any order among the
-arguments, the last of a repeated option winning (a repeatable one collects), numbers written as plain
-digits (`5`, `0.5`). Any line it is not sure of goes to typer, which explains what is wrong in its own
-words: help, `--version`, an unknown, malformed or abbreviated option, a missing or extra argument, a
-value that starts with `-`, a number out of range or written otherwise, `--`, `--from-json`, shell
-completion.
+lines here, but only the plain ones, exactly as typer reads them: options spelt out (`--user alice`,
+`--user=alice`, `-u alice`), in any order among the arguments, the last of a repeated option winning (a
+repeatable one collects), numbers written as plain digits (`5`, `0.5`). Any line it is not sure of goes
+to typer, which explains what is wrong in its own words: help, `--version`, an unknown, malformed or
+abbreviated option, a missing or extra argument, a value that starts with `-`, a number out of range or
+written otherwise, `--`, `--from-json`, shell completion.
 tests/test_launch.py compares what both read on many command lines, and these tables with typer's.
 """
 

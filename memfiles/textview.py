@@ -40,8 +40,9 @@ _SPACED = re.compile(r"(?<![^\W\d_])[^\W\d_](?:[ .\-_*·/|][^\W\d_]){2,}(?![^\W\
 _LEET_CHARS = re.compile(r"[0-9@$]")
 _SPACED_ASCII = re.compile(r"(?<![a-z])[a-z][ .\-_*/|][a-z][ .\-_*/|][a-z](?![a-z])")
 # The shape of lower-case ASCII text: every letter `a`, every character _SPACED_ASCII joins letters by `s`,
-# anything else `x`. Three letters spelled out (`i g n`) have the shape `asasa`, which `in` finds far
-# faster than _SPACED_ASCII (a look-behind first: tried at every character).
+# anything else `x`. Three letters spelled out (`i g n`) have the shape `asasa`, so a line whose shape lacks
+# it needs no _SPACED_ASCII search (a look-behind first: tried at every character). Any one-letter word
+# between two words also has that shape (`a` in `was a note`), so this only spares the lines without one.
 SHAPE = str.maketrans(
     {
         **{chr(c): "x" for c in range(128)},
