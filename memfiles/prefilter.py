@@ -112,6 +112,9 @@ class Prefilter:
         self.anchor_start = _Later(lambda: f"(?:^|{_PIECES.pattern})(?:{'|'.join(anchors) or '(?!)'})")
         self.branches = Branches(patterned)
         self.seen: set[str] = set()
+        # Words learnt that trigger nothing here (no anchored rule, no branch, no letters spelled out): a text's
+        # words less these are its new words and the few that do, in one pass over the text's words.
+        self.quiet: set[str] = set()
         self.anchor_rules: dict[str, frozenset[Rule]] = {}  # word -> the anchored rules it triggers
         self.anchor_words: set[str] = set()
         self.token_atoms: dict[str, frozenset[int]] = {}  # word -> the atoms of pattern rules it holds (not weak)
@@ -131,8 +134,9 @@ class Prefilter:
         self._key = str.maketrans(dict.fromkeys(inert, inert[0]) if inert else {})
         self.keyed: dict[str, _Learnt] = {}  # key -> what its tokens trigger
         self._caches: tuple[dict[str, Any] | set[str], ...] = (
-            self.seen, self.anchor_rules, self.anchor_words, self.token_atoms, self.all_atoms, *self.group_words,
-            self.token_branches, self.trigger_words, self.spelled_words, self.spelled_edges, self.keyed,
+            self.seen, self.quiet, self.anchor_rules, self.anchor_words, self.token_atoms, self.all_atoms,
+            *self.group_words, self.token_branches, self.trigger_words, self.spelled_words, self.spelled_edges,
+            self.keyed,
         )  # fmt: skip
         self.texts = 0  # texts read, up to _WARM_UP
         self.seen_atoms: dict[int, int] = {}  # atom -> how often those texts held it
@@ -151,7 +155,7 @@ class Prefilter:
         anchor or atom holds (`_key`) change nothing of what they trigger, unless the token reads as leetspeak:
         such a token is worked out once per key, every `s-` and four digits alike.
         """
-        seen, group_words, token_atoms = self.seen, self.group_words, self.token_atoms
+        seen, quiet, group_words, token_atoms = self.seen, self.quiet, self.group_words, self.token_atoms
         groups_of_atoms, keyed, key_table = self.branches.groups_of_atoms, self.keyed, self._key
         for token in tokens:
             key = token.translate(key_table)
@@ -169,11 +173,14 @@ class Prefilter:
             if edges:
                 self.spelled_words.add(token)
                 self.spelled_edges[token] = edges
+            triggers = False
             if atoms:
                 token_atoms[token] = atoms
                 for group in groups_of_atoms(atoms):
                     group_words[group].add(token)
-                self._triggers(token, atoms)
+                triggers = self._triggers(token, atoms)
+            if not (found or edges or triggers):
+                quiet.add(token)
 
     def _work_out(self, token: str) -> _Learnt:
         """What `token` triggers: the anchored rules, the atoms of pattern rules (not weak), and where letters are
@@ -209,11 +216,13 @@ class Prefilter:
                     edges = None
         return frozenset(found), self.branches.atoms_of_words(words), edges
 
-    def _triggers(self, token: str, atoms: frozenset[int]) -> None:
+    def _triggers(self, token: str, atoms: frozenset[int]) -> bool:
+        """Learn the branches `token` is a trigger of (its `atoms`, as the branches are now looked for); whether any."""
         triggered = self.branches.triggered_by(atoms)
         if triggered:
             self.token_branches[token] = triggered
             self.trigger_words.add(token)
+        return bool(triggered)
 
     def candidates(self, text: str) -> dict[int, tuple[int, Picked]]:
         """0-based line index -> (offset of the line in `text`, or -1 if unknown; the rules worth running on it)."""
@@ -223,13 +232,18 @@ class Prefilter:
         if len(self.seen) > _CACHE_LIMIT:  # a vocabulary that keeps growing: start learning afresh
             for cache in self._caches:
                 cache.clear()
-        self._learn(tokens - self.seen)
+        rest = tokens - self.quiet  # its new words, and those that trigger something
+        new = rest - self.seen
+        if new:
+            self._learn(new)
         if self.texts < _WARM_UP:
             self._count(scan)
+            if self.texts == _WARM_UP:  # branches are now looked for by other words
+                rest = tokens - self.quiet
         chosen: dict[int, tuple[int, Picked]] = {}
-        for line, picked in [*self._anchored(tokens, scan), *self._patterned(tokens, scan)]:
+        for line, picked in [*self._anchored(rest, scan), *self._patterned(tokens, rest, scan)]:
             _merge(chosen, line, scan.start(line), picked)
-        for line, (position, picked) in self._unusual_lines(text, tokens, scan).items():
+        for line, (position, picked) in self._unusual_lines(text, tokens, rest, scan).items():
             _merge(chosen, line, position, picked)
         if len(lowered) != len(text):  # offsets in `lowered` are not offsets in `text`: let the caller split
             return {line: (-1, picked) for line, (_, picked) in chosen.items()}
@@ -249,6 +263,8 @@ class Prefilter:
             self.trigger_words.clear()
             for token, atoms in self.token_atoms.items():
                 self._triggers(token, atoms)
+            self.quiet.clear()
+            self.quiet.update(self.seen - self.anchor_words - self.trigger_words - self.spelled_words)
 
     def _atoms(self, token: str) -> frozenset[int]:
         """The atoms but the weak ones a token holds (learnt with it)."""
@@ -266,10 +282,11 @@ class Prefilter:
             atoms = self.all_atoms[token] = self._atoms(token) | self.branches.weak_atoms_of_words(words)
         return atoms
 
-    def _anchored(self, tokens: set[str], scan: _Scan) -> list[tuple[int, Picked]]:
-        """Lines holding an anchor of an anchored rule, with the rules it triggers."""
+    def _anchored(self, rest: set[str], scan: _Scan) -> list[tuple[int, Picked]]:
+        """Lines holding an anchor of an anchored rule, with the rules it triggers (`rest`: the text's words but
+        the quiet ones)."""
         found: list[tuple[int, Picked]] = []
-        for token in tokens & self.anchor_words:
+        for token in rest & self.anchor_words:
             rules: Picked = dict.fromkeys(self.anchor_rules[token])
             found.extend((scan.line(position), rules) for position in scan.find(token))
         for substring, substring_rules in self.substrings:
@@ -277,8 +294,9 @@ class Prefilter:
                 found.extend((scan.line_of_raw(p), substring_rules) for p in _find_all(scan.lowered, substring))
         return found
 
-    def _patterned(self, tokens: set[str], scan: _Scan) -> list[tuple[int, Picked]]:
-        """Lines where a branch of a pattern rule may match, with that branch."""
+    def _patterned(self, tokens: set[str], rest: set[str], scan: _Scan) -> list[tuple[int, Picked]]:
+        """Lines where a branch of a pattern rule may match, with that branch (`tokens`: the text's words; `rest`:
+        those but the quiet ones)."""
         branches = self.branches
         symbols: set[int] = set()  # the symbol atoms the text holds
         symbol_lines: dict[int, list[int]] = {}  # atom -> lines holding it, for symbols that trigger branches
@@ -310,7 +328,7 @@ class Prefilter:
             return known
 
         found: dict[int, list[int]] = {}  # branch number -> lines holding its trigger
-        for token in tokens & self.trigger_words:
+        for token in rest & self.trigger_words:
             numbers = list(filter(holds, self.token_branches[token]))
             if not numbers:
                 continue
@@ -348,13 +366,13 @@ class Prefilter:
             picked.extend((line, selection) for line in set(lines))
         return picked
 
-    def _unusual_lines(self, text: str, tokens: set[str], scan: _Scan) -> dict[int, tuple[int, Picked]]:
+    def _unusual_lines(self, text: str, tokens: set[str], rest: set[str], scan: _Scan) -> dict[int, tuple[int, Picked]]:
         """Lines with other scripts or control characters (for the hidden-text rules), and lines whose folded
         view differs from their lower-case text beyond leetspeak (tried by the pattern rules on that view)."""
         other = [m.start() for m in _NON_ASCII.finditer(text)] if not text.isascii() else []
         controls = [m.start() for m in _CONTROLS.finditer(text)] if _has_controls(text) else []
         spelled: list[int] = []
-        if self._may_be_spelled(tokens, scan):
+        if self._may_be_spelled(tokens, rest, scan):
             shape = f"\n{scan.lowered}\n".translate(SHAPE)  # framed: a spelled-out word at either end has an edge
             spelled = [m.start() - 1 for m in _SPELLED.finditer(shape)]
         if not (other or controls or spelled):
@@ -375,7 +393,7 @@ class Prefilter:
             _merge(found, index, found[index][0], self.branches.pick(present))
         return found
 
-    def _may_be_spelled(self, tokens: set[str], scan: _Scan) -> bool:
+    def _may_be_spelled(self, tokens: set[str], rest: set[str], scan: _Scan) -> bool:
         """Whether the text may hold letters spelled out one by one (`i g n o r e`), which folding joins.
 
         Three such letters have a middle one with a joining character on each side: either a token of
@@ -384,7 +402,7 @@ class Prefilter:
         lone letter across a single space.
         """
         framed = f"{scan.framed} "
-        for token in tokens & self.spelled_words:
+        for token in rest & self.spelled_words:
             inside, first, last = self.spelled_edges[token]
             if inside:
                 return True
@@ -649,12 +667,8 @@ class _Words:
         self.exact = {text: frozenset(atoms) for text, atoms in kinds["exact"].items()}
         self.prefixes = _Prefixes(kinds["prefix"])
         self.infixes = _Prefixes(kinds["infix"], anywhere=True)
-        texts = (list(self.exact), list(self.prefixes.table), list(self.infixes.table))
-        self.digits = any(text.isdigit() for kind in texts for text in kind)
+        self.digits = any(text.isdigit() for text in self.texts())
         self.cache: dict[str, frozenset[int]] = {}
-        # Whether a word may hold any of the atoms: exact words anchored at both ends, prefixes at the start,
-        # infixes anywhere, in one search. Most words new to a lint run hold none (names, ids).
-        self.gate = _Later(lambda: "^(?:{})\\Z|^(?:{})|{}".format(*map(_trie, texts)))
 
     def texts(self) -> list[str]:
         """The text of every atom it has."""
@@ -662,7 +676,7 @@ class _Words:
 
     def laters(self) -> tuple[_Later, ...]:
         """Its regular expressions compiled on use."""
-        return self.gate, self.prefixes.trie, self.infixes.trie
+        return self.prefixes.trie, self.infixes.trie
 
     def atoms(self, word: str) -> frozenset[int]:
         """The atoms `word` holds."""
@@ -670,14 +684,12 @@ class _Words:
         if atoms is None and not self.digits and word.isdigit():  # numbers and ids: no atom is all digits
             return _NONE
         if atoms is None:
-            gate = self.gate.get()
-            if gate is not None and not gate.search(word):
-                atoms = _NONE
-            else:
-                atoms = self.exact.get(word, _NONE) | self.prefixes.of(word)
-                inside = self.infixes.within(word)
-                if inside:
-                    atoms = atoms.union(*inside)
+            # No regular expression asks first whether the word holds any atom: compiling one for the exact
+            # words took 23 ms, before a lint run shares out its work, for less than it saved.
+            atoms = self.exact.get(word, _NONE) | self.prefixes.of(word)
+            inside = self.infixes.within(word)
+            if inside:
+                atoms = atoms.union(*inside)
             if len(self.cache) > _CACHE_LIMIT:
                 self.cache.clear()
             self.cache[word] = atoms

@@ -89,6 +89,26 @@ def test_words_learnt_by_key_in_a_lint_run_find_the_same_lines() -> None:
     assert learnt(keyed) == learnt(alone) and len(keyed.keyed) < 700  # the ids' keys repeat
 
 
+def test_quiet_words_are_the_learnt_ones_that_trigger_nothing_also_once_the_triggers_change() -> None:
+    # The first texts hold more of `write` and `reply` than of `in`: after them, `reply … in` is looked for
+    # by `in`, a word learnt quiet at first. A prefilter that treats no word as quiet finds the same lines.
+    from memfiles.prefilter import _WARM_UP
+
+    texts = [f"write {n} and reply to write a note\nfiled in April, write {n}\n" for n in range(_WARM_UP)]
+    texts += [f"Reply in French {n}\nwith notes in {n}\n" for n in range(20)]
+    quiet, loud = fresh(), fresh()
+    before = {number for number, pair in enumerate(quiet.branches.pairs) if pair is not None}
+    found = []
+    for text in texts:
+        found.append(quiet.candidates(text))
+        loud.quiet.clear()
+        assert found[-1] == loud.candidates(text)
+    assert {number for number, pair in enumerate(quiet.branches.pairs) if pair is not None} != before
+    assert "in" in quiet.trigger_words and "in" in quiet.seen and "in" not in quiet.quiet
+    assert quiet.quiet == quiet.seen - quiet.anchor_words - quiet.trigger_words - quiet.spelled_words
+    assert all(found[_WARM_UP:])
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     words=st.lists(st.text(alphabet="ab", min_size=1, max_size=90), min_size=1, max_size=30),

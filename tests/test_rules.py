@@ -404,9 +404,9 @@ def test_a_pattern_splits_into_its_top_level_alternatives(pattern: str, expected
     assert _branches(pattern) == expected
 
 
-def test_the_words_gate_and_tries_find_what_the_plain_lookups_find() -> None:
-    # After a few hundred new words the prefilter asks one regex whether a word can hold any atom,
-    # and one trie-shaped regex for each of its prefix and infix tables which of them it holds
+def test_the_words_tries_find_what_the_plain_lookups_find() -> None:
+    # After a few hundred new words the prefilter asks one trie-shaped regex for each of its prefix and
+    # infix tables which of them a word holds
     import random
 
     from memfiles.prefilter import _TRIE_AFTER, _Words
@@ -421,13 +421,12 @@ def test_the_words_gate_and_tries_find_what_the_plain_lookups_find() -> None:
         for _ in range(3000)
     ]
     plain, gated = _Words(atoms), _Words(atoms)
-    for later in (plain.gate, plain.prefixes.trie, plain.infixes.trie):
+    for later in plain.laters():
         later.asked = -10 * len(words)  # never compiled
-    for later in (gated.gate, gated.prefixes.trie, gated.infixes.trie):
+    for later in gated.laters():
         later.asked = _TRIE_AFTER  # the next word compiles it
     for word in words:
         assert gated.atoms(word) == plain.atoms(word), word
-    assert gated.gate.pattern is not None and plain.gate.pattern is None
     assert gated.prefixes.trie.pattern is not None and plain.prefixes.trie.pattern is None
     assert gated.infixes.trie.pattern is not None and plain.infixes.trie.pattern is None
 
