@@ -50,7 +50,9 @@ PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 ASCII_LOWERCASE = "abcdefghijklmnopqrstuvwxyz"
 SEPARATORS = str.maketrans({c: " " for c in [*PUNCTUATION, *WHITESPACE] if c not in KEEP})
 _PIECES = re.compile(r"['_\-+/=]+")
-_LEET_TOKEN = re.compile(r"(?=.*[a-z].*[a-z]).*[0-9@$]")  # as memfiles.textview: letters mixed with leet digits
+# As memfiles.textview: two letters or more, mixed with leet digits (tokens hold no newline; classes that
+# cannot backtrack into each other take half the time of `(?=.*[a-z].*[a-z]).*[0-9@$]`).
+_LEET_TOKEN = re.compile(r"(?=[^a-z]*[a-z][^a-z]*[a-z])[^0-9@$]*[0-9@$]")
 # Lone letters joined inside a token: three of them (`i-g-n`), or two at an edge of it (`g-n` in
 # `i g-n o r e`), which a lone letter in the next token can make three.
 _THREE_LETTERS = re.compile(r"(?<![a-z])[a-z][-_/][a-z][-_/][a-z](?![a-z])")
@@ -159,12 +161,14 @@ class Prefilter:
         groups_of_atoms, keyed, key_table = self.branches.groups_of_atoms, self.keyed, self._key
         for token in tokens:
             key = token.translate(key_table)
-            if key != token and not _LEET_TOKEN.match(token):
+            if key == token:
+                learnt = self._work_out(token)
+            elif _LEET_TOKEN.match(token):
+                learnt = self._work_out(token, leet=True)
+            else:
                 learnt = keyed.get(key)
                 if learnt is None:
                     learnt = keyed[key] = self._work_out(key)
-            else:
-                learnt = self._work_out(token)
             found, atoms, edges = learnt
             seen.add(token)
             if found:
@@ -182,9 +186,9 @@ class Prefilter:
             if not (found or edges or triggers):
                 quiet.add(token)
 
-    def _work_out(self, token: str) -> _Learnt:
+    def _work_out(self, token: str, leet: bool | None = None) -> _Learnt:
         """What `token` triggers: the anchored rules, the atoms of pattern rules (not weak), and where letters are
-        joined in it (None: nowhere that matters)."""
+        joined in it (None: nowhere that matters). `leet`: whether it is leetspeak, if known already."""
         # A token of ASCII letters (most) is one word, with no infix anchor (those are punctuation),
         # no leet digit and no joining character: the checks for those are for the other tokens.
         plain = token.isascii() and token.isalpha()
@@ -208,7 +212,7 @@ class Prefilter:
             words = [token]
         else:
             words = WORD.findall(token)
-            if _LEET_TOKEN.match(token):  # `1gn0r3`: the folded view reads it as `ignore`
+            if leet or (leet is None and _LEET_TOKEN.match(token)):  # `1gn0r3`: the folded view reads `ignore`
                 words += WORD.findall(token.translate(LEET))
             if _JOINED.search(token):  # all three need a letter joined to a letter: most tokens have none
                 edges = bool(_THREE_LETTERS.search(token)), bool(_TWO_FIRST.match(token)), bool(_TWO_LAST.search(token))
@@ -676,7 +680,7 @@ class _Words:
 
     def laters(self) -> tuple[_Later, ...]:
         """Its regular expressions compiled on use."""
-        return self.prefixes.trie, self.infixes.trie
+        return self.prefixes.trie, self.infixes.trie, self.infixes.held
 
     def atoms(self, word: str) -> frozenset[int]:
         """The atoms `word` holds."""
@@ -719,6 +723,10 @@ class _Prefixes:
             return f"(?=({_trie(texts)}))" if anywhere else _trie(texts)
 
         self.trie = _Later(trie_source)
+        # Whether a word holds any of them (asked before `within` finds which): one search, which skips in C the
+        # places where none starts. The lookahead `within` tries at every place took twice as long on a word
+        # holding none, as most do.
+        self.held = _Later(lambda: _trie(texts))
 
     def of(self, word: str) -> frozenset:  # type: ignore[type-arg]
         """The values of every prefix `word` starts with."""
@@ -737,9 +745,9 @@ class _Prefixes:
 
     def within(self, word: str) -> list[frozenset]:  # type: ignore[type-arg]
         """The values of every one of them that `word` contains (built with `anywhere`)."""
-        trie = self.trie.get()
-        if trie is not None:
-            return [self.closure[found] for found in trie.findall(word) if found]
+        held, trie = self.held.get(), self.trie.get()
+        if held is not None and trie is not None:
+            return [self.closure[found] for found in trie.findall(word) if found] if held.search(word) else []
         return [values for text, values in self.table.items() if text in word]
 
 

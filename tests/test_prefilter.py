@@ -34,6 +34,15 @@ TOKEN = st.text(alphabet="aegiorstuyfdp0123456789-_'/=$@", min_size=1, max_size=
 )
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abz019@$-_'/=. ", max_size=12) | TOKEN)
+def test_leetspeak_tokens_are_letters_mixed_with_leet_digits(token: str) -> None:
+    # _LEET_TOKEN, written so that it cannot backtrack, still matches where the plain form does
+    from memfiles.prefilter import _LEET_TOKEN
+
+    assert bool(_LEET_TOKEN.match(token)) == bool(re.match(r"(?=.*[a-z].*[a-z]).*[0-9@$]", token))
+
+
 def test_the_key_keeps_the_digits_anchors_and_atoms_hold() -> None:
     prefilter = fresh()
     kept = {chr(c) for c in range(ord("0"), ord("9") + 1) if chr(c) not in prefilter._key}
