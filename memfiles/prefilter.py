@@ -165,10 +165,10 @@ class Prefilter:
                 learnt = self._work_out(token)
             elif _LEET_TOKEN.match(token):
                 learnt = self._work_out(token, leet=True)
+            elif key in keyed:
+                learnt = keyed[key]
             else:
-                learnt = keyed.get(key)
-                if learnt is None:
-                    learnt = keyed[key] = self._work_out(key)
+                learnt = keyed[key] = self._work_out(key)
             found, atoms, edges = learnt
             seen.add(token)
             if found:

@@ -303,3 +303,49 @@ def test_quick_lint_loads_neither_typer_nor_git(home: Path) -> None:
     assert done.returncode == 0 and done.stdout.startswith("clean: "), done.stderr[-500:]
     loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in done.stderr.splitlines() if "|" in line}
     assert "memfiles" in loaded and not loaded & {"typer", "click", "git", "pydantic", "rich"}
+
+
+def test_the_garbage_collector_is_paused_for_a_lint_run_that_ends_the_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    from memfiles import lint
+
+    (tmp_path / "note.md").write_text("plain words\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    during, real = [], lint.lint_file
+
+    def record(*args: object) -> None:
+        during.append(gc.isenabled())
+        real(*args)  # type: ignore[arg-type]
+
+    def leave(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(lint, "lint_file", record)
+    monkeypatch.setattr(launch.os, "_exit", leave)
+    monkeypatch.setattr(sys, "argv", ["mem", "lint", "."])
+    try:
+        with pytest.raises(SystemExit):
+            launch.entry()
+        assert during == [False] and not gc.isenabled()
+    finally:
+        gc.enable()
+    capsys.readouterr()
+
+
+def test_other_commands_keep_the_garbage_collector(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    def leave(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(launch.os, "_exit", leave)
+    monkeypatch.setattr(sys, "argv", ["mem", "recall", "anything"])  # on the quick path too
+    with pytest.raises(SystemExit):
+        launch.entry()
+    assert gc.isenabled()
+    capsys.readouterr()

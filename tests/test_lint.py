@@ -169,30 +169,6 @@ def test_a_file_is_read_to_its_end_whatever_its_size(tmp_path: Path, more: int) 
     assert [r.finding.line for r in report.findings if r.finding.code == "MEM103"] == [1, 103]
 
 
-@pytest.mark.parametrize("enabled", [True, False])
-def test_a_run_pauses_the_garbage_collector_and_leaves_it_as_it_was(
-    files: Path, monkeypatch: pytest.MonkeyPatch, enabled: bool
-) -> None:
-    import gc
-
-    from memfiles import lint
-
-    during, real = [], lint.lint_file
-
-    def record(*args: object) -> None:
-        during.append(gc.isenabled())
-        real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(lint, "lint_file", record)
-    (gc.enable if enabled else gc.disable)()
-    try:
-        lint.lint_paths([files], base=files, jobs=1)
-        assert during and not any(during)
-        assert gc.isenabled() is enabled
-    finally:
-        gc.enable()
-
-
 def test_explain_and_unknown_code() -> None:
     code, out = run("lint", "--explain", "MEM102")
     assert code == 0
