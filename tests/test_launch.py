@@ -335,7 +335,7 @@ def test_the_garbage_collector_is_paused_for_a_lint_run_that_ends_the_process(
     capsys.readouterr()
 
 
-def test_other_commands_keep_the_garbage_collector(
+def test_the_garbage_collector_is_paused_for_recall_too(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import gc
@@ -344,8 +344,19 @@ def test_other_commands_keep_the_garbage_collector(
         raise SystemExit(code)
 
     monkeypatch.setattr(launch.os, "_exit", leave)
-    monkeypatch.setattr(sys, "argv", ["mem", "recall", "anything"])  # on the quick path too
-    with pytest.raises(SystemExit):
-        launch.entry()
-    assert gc.isenabled()
+    monkeypatch.setattr(sys, "argv", ["mem", "recall", "anything"])
+    try:
+        with pytest.raises(SystemExit):
+            launch.entry()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
     capsys.readouterr()
+
+
+def test_commands_read_by_typer_keep_the_garbage_collector() -> None:
+    # `mem mcp` is a server: it runs as long as its client does
+    probe = "import gc, sys; from memfiles import cli, launch; cli.run = lambda: print(gc.isenabled())"
+    probe += "; sys.argv = ['mem', 'mcp']; launch.entry()"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "True\n")
