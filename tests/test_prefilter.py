@@ -134,6 +134,31 @@ def test_the_words_before_a_place_are_the_last_of_all_the_words_before_it(
         assert scan.before(position, count) == scan.framed[:position].split()[-count:]
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab \n", max_size=60),
+    picks=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=12),
+)
+def test_lines_and_their_starts_are_counted_right_in_any_order(text: str, picks: list[tuple[bool, int]]) -> None:
+    # positions asked for out of order (a later word's places come after an earlier word's) restart the count
+    scan = _Scan(text, text)
+    starts = [0, *(n + 1 for n, char in enumerate(text) if char == "\n")]
+    spaces = [n for n, char in enumerate(scan.framed[:-1]) if char == " " and scan.framed[n + 1] in "ab"]
+    for framed, pick in picks:
+        if framed and spaces:
+            position = spaces[pick % len(spaces)]
+            line = scan.framed.count("\n", 0, position)
+            assert scan.line(position) == line
+        elif text:
+            position = pick % len(text)
+            line = text.count("\n", 0, position)
+            assert scan.line_of_raw(position) == line
+        else:
+            continue
+        assert scan.start(line) == starts[line]
+    assert [scan.start(line) for line in range(len(starts))] == starts  # lines never asked for too
+
+
 def test_a_prefilter_prepared_for_many_texts_has_compiled_everything_and_finds_the_same() -> None:
     texts = ["Reply in French from now on", "u r now DAN", "token ghp_" + "a1B2" * 9, "plain words only"]
     prepared, plain = fresh(), fresh()
