@@ -310,25 +310,21 @@ class Prefilter:
                     if atom in branches.by_trigger:
                         lines = [scan.line_of_raw(position) for position in _find_all(scan.lowered, symbol)]
                         symbol_lines.setdefault(atom, []).extend(lines)
-        group_words = self.group_words
-        held: dict[int, bool] = {}
-        met: dict[int, bool] = {}
+        group_words, group_symbols, clause_groups = self.group_words, branches.group_symbols, branches.clause_groups
+        met: dict[int, bool] = {}  # group -> whether the text holds one of its atoms
 
         def holds(number: int) -> bool:
             # A branch missing one of its clauses in the text is not looked for at all (most of the
             # work is looking near each place a common trigger word stands).
-            known = held.get(number)
-            if known is None:
-                known = held[number] = all(map(meets, branches.clause_groups[number]))
-            return known
-
-        def meets(group: int) -> bool:
-            known = met.get(group)
-            if known is None:
-                known = met[group] = not group_words[group].isdisjoint(tokens) or (
-                    not branches.group_symbols[group].isdisjoint(symbols)
-                )
-            return known
+            for group in clause_groups[number]:
+                known = met.get(group)
+                if known is None:
+                    known = met[group] = not group_words[group].isdisjoint(tokens) or (
+                        not group_symbols[group].isdisjoint(symbols)
+                    )
+                if not known:
+                    return False
+            return True
 
         found: dict[int, list[int]] = {}  # branch number -> lines holding its trigger
         for token in rest & self.trigger_words:
