@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from memfiles import rules
 from memfiles.prefilter import Prefilter, _Scan
-from memfiles.textview import _SPACED_ASCII, SHAPE, fold
+from memfiles.textview import _SPACED_ASCII, _SPACED_GATE, SHAPE, fold
 
 STATE = [
     "seen", "anchor_rules", "anchor_words", "token_atoms", "group_words", "token_branches", "trigger_words",
@@ -172,9 +172,10 @@ def test_a_prefilter_prepared_for_many_texts_has_compiled_everything_and_finds_t
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet="ab .-_*/|x1\n", max_size=16))
 def test_spelled_out_letters_have_the_shape_asasa(view: str) -> None:
-    # fold() looks for spelled-out letters only where the shape says they may be
+    # fold() looks for spelled-out letters only where the shape and the gate say they may be
     if _SPACED_ASCII.search(view):
         assert "asasa" in view.translate(SHAPE)
+        assert _SPACED_GATE.search(view)
 
 
 def test_folding_undoes_spelled_out_letters_and_leetspeak() -> None:
