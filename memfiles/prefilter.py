@@ -48,6 +48,10 @@ WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003
 PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 ASCII_LOWERCASE = "abcdefghijklmnopqrstuvwxyz"
 SEPARATORS = str.maketrans({c: " " for c in [*PUNCTUATION, *WHITESPACE] if c not in KEEP})
+# The same for ASCII text, as a table of bytes: bytes.translate looks each character up in it, where
+# str.translate asks a dict (51,000 instructions for a text of the bench's corpus, against 23,000 with the
+# encoding and decoding).
+_SEPARATOR_BYTES = bytes(32 if c < 128 and c in SEPARATORS else c for c in range(256))  # 32: a space
 _PIECES = re.compile(r"['_\-+/=]+")
 # As memfiles.textview: two letters or more, mixed with leet digits (tokens hold no newline; classes that
 # cannot backtrack into each other take half the time of `(?=.*[a-z].*[a-z]).*[0-9@$]`).
@@ -230,7 +234,11 @@ class Prefilter:
     def candidates(self, text: str) -> dict[int, tuple[int, Picked]]:
         """0-based line index -> (offset of the line in `text`, or -1 if unknown; the rules worth running on it)."""
         lowered = text.lower()  # lower() may lengthen a few characters but keeps every newline
-        scan = _Scan(lowered, lowered.translate(SEPARATORS))
+        if lowered.isascii():
+            spaced = lowered.encode("ascii").translate(_SEPARATOR_BYTES).decode("ascii")
+        else:
+            spaced = lowered.translate(SEPARATORS)
+        scan = _Scan(lowered, spaced)
         tokens = set(scan.spaced.split())
         if len(self.seen) > _CACHE_LIMIT:  # a vocabulary that keeps growing: start learning afresh
             for cache in self._caches:
