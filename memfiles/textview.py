@@ -54,6 +54,9 @@ SHAPE = str.maketrans(
         **dict.fromkeys(" .-_*/|", "s"),
     }
 )
+# SHAPE for ASCII text as a table of bytes: bytes.translate reads it, where str.translate asks a dict per
+# character (twice the instructions on a line).
+SHAPE_BYTES = bytes(ord(SHAPE[c]) if c < 128 else c for c in range(256))
 _DROP_CATEGORIES = ("Cf", "Mn", "Me", "Cs", "Co", "Cn")
 
 
@@ -74,7 +77,9 @@ def fold(line: str) -> tuple[str, list[int] | None]:
     if line.isascii():
         view = line.lower()
         if not _LEET_CHARS.search(view) and (
-            "asasa" not in view.translate(SHAPE) or not _SPACED_GATE.search(view) or not _SPACED_ASCII.search(view)
+            b"asasa" not in view.encode("ascii").translate(SHAPE_BYTES)
+            or not _SPACED_GATE.search(view)
+            or not _SPACED_ASCII.search(view)
         ):
             return view, None  # the common case: nothing to undo
     else:
