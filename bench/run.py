@@ -118,6 +118,7 @@ def machine() -> dict[str, str]:
         "sqlite": sqlite3.sqlite_version,
         "git": version("git", "--version"),
         "ripgrep": version("rg", "--version"),
+        "code": version("git", "-C", str(ROOT), "describe", "--always", "--dirty=+uncommitted changes"),
         "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
     }
 
