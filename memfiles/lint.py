@@ -137,21 +137,19 @@ def lint_file(path: str, shown: str, select: list[str], ignore: list[str], repor
             report.findings.append(Reported(shown, finding))
 
 
-_READ = 1 << 16  # bytes asked for by the first read of a file: more than a memory file holds
+_READ = 1 << 16  # bytes asked for by each read: more than a memory file holds
 
 
 def _read(path: str) -> bytes:
-    """The bytes of a file, read by its descriptor: a file object per file cost 20 ms at 5,000 files, and asking
-    the file's size first (fstat) 2 µs a file."""
+    """The bytes of a file, read by its descriptor until a read gives nothing (a pipe, `mem lint <(…)`, may give
+    less than it will hold before its end). A file object per file cost 20 ms at 5,000 files; asking the file's
+    size first (fstat) cost more than the empty read at its end (8.8 against 7.5 µs a file)."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        data = os.read(fd, _READ)
-        if len(data) < _READ:  # a regular file gives less than asked for only at its end
-            return data
-        chunks = [data]  # a large file: read on to the end
-        while chunk := os.read(fd, 1 << 20):
+        chunks = []
+        while chunk := os.read(fd, _READ):
             chunks.append(chunk)
-        return b"".join(chunks)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
 
