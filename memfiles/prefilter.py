@@ -214,9 +214,7 @@ class Prefilter:
         if plain:
             words = [token]
         else:
-            words = WORD.findall(token)
-            if leet or (leet is None and _LEET_TOKEN.match(token)):  # `1gn0r3`: the folded view reads `ignore`
-                words += WORD.findall(token.translate(LEET))
+            words = _words(token, leet)
             if _JOINED.search(token):  # all three need a letter joined to a letter: most tokens have none
                 edges = bool(_THREE_LETTERS.search(token)), bool(_TWO_FIRST.match(token)), bool(_TWO_LAST.search(token))
                 if not any(edges):
@@ -287,10 +285,8 @@ class Prefilter:
         if atoms is None:
             if token not in self.seen:
                 self._learn((token,))
-            words = WORD.findall(token)
-            if _LEET_TOKEN.match(token):
-                words += WORD.findall(token.translate(LEET))
-            atoms = self.all_atoms[token] = self._atoms(token) | self.branches.weak_atoms_of_words(words)
+            weak = self.branches.weak_atoms_of_words(_words(token))
+            atoms = self.all_atoms[token] = self._atoms(token) | weak
         return atoms
 
     def _anchored(self, rest: set[str], scan: _Scan) -> list[tuple[int, Picked]]:
@@ -833,6 +829,15 @@ def _merge(chosen: dict[int, tuple[int, Picked]], index: int, position: int, pic
 def _before_lone_letter(letter: str) -> re.Pattern[str]:
     """`letter` followed by a space and a letter standing alone (`a b ` in `x a b c`)."""
     return re.compile(f"{letter} (?=[a-z][^a-z])")
+
+
+def _words(token: str, leet: bool | None = None) -> list[str]:
+    """The words of `token` (memfiles.required.WORD), and if it is leetspeak (`leet`: whether, if known already)
+    those of its folded reading as well: `1gn0r3` holds `ignore`."""
+    words = WORD.findall(token)
+    if leet or (leet is None and _LEET_TOKEN.match(token)):
+        words += WORD.findall(token.translate(LEET))
+    return words
 
 
 def _has_controls(text: str) -> bool:
