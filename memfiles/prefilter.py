@@ -62,6 +62,7 @@ _THREE_LETTERS = re.compile(r"(?<![a-z])[a-z][-_/][a-z][-_/][a-z](?![a-z])")
 _TWO_FIRST = re.compile(r"[a-z][-_/][a-z](?![a-z])")
 _TWO_LAST = re.compile(r"(?<![a-z])[a-z][-_/][a-z]\Z")
 _JOINED = re.compile(r"[a-z][-_/][a-z]")
+_LETTER = re.compile(r"[a-z]")  # a letter as _LEET_TOKEN counts them
 _LETTERS = frozenset(ASCII_LOWERCASE)
 # Letters spelled out one by one (`i g n o r e`, `i-g-n`), which memfiles.textview joins, found on the
 # text's shape (textview.SHAPE: every letter `a`, every joining character `s`, anything else `x`).
@@ -131,11 +132,13 @@ class Prefilter:
         self.trigger_words: set[str] = set()
         self.spelled_words: set[str] = set()  # words with lone letters joined: `i-g-n`, or `g-n` at an edge
         self.spelled_edges: dict[str, tuple[bool, bool, bool]] = {}  # word -> (three inside, two first, two last)
-        # Digits that no anchor and no atom holds, as the first of them: a token that is not leetspeak
-        # triggers what its key does (those digits match nothing either way, in the token or in its key; no
-        # word becomes all digits or stops being so).
+        # Digits that no anchor and no atom of fewer than two letters holds, as the first of them: a token that
+        # is not leetspeak triggers what its key does. A token with a digit and two letters is leetspeak
+        # (_LEET_TOKEN), so the others hold one letter at most, and only texts of one letter at most can be in
+        # them: those digits match nothing either way, in the token or in its key (no word becomes all digits
+        # or stops being so). `rot13` and `2fa` keep no digit from being keyed in `s-1302`.
         texts = [*self.exact, *self.prefixes.table, *self.infixes, *self.branches.strong_words.texts()]
-        inert = sorted(set("0123456789").difference(*texts))
+        inert = sorted(set("0123456789").difference(*(text for text in texts if len(_LETTER.findall(text)) < 2)))
         self._key = str.maketrans(dict.fromkeys(inert, inert[0]) if inert else {})
         self.keyed: dict[str, _Learnt] = {}  # key -> what its tokens trigger
         self._caches: tuple[dict[str, Any] | set[str], ...] = (
@@ -156,22 +159,23 @@ class Prefilter:
     def _learn(self, tokens: Iterable[str]) -> None:
         """Learn what each of `tokens` (words new to the prefilter) can trigger.
 
-        Ids and dates (`s-7728`, `2026-11-14t13`) are most of the words new to a lint run. Their digits that no
-        anchor or atom holds (`_key`) change nothing of what they trigger, unless the token reads as leetspeak:
-        such a token is worked out once per key, every `s-` and four digits alike.
+        Ids and dates (`s-7728`, `2026-11-14t13`) are most of the words new to a lint run. Their digits (`_key`)
+        change nothing of what they trigger, unless the token reads as leetspeak: such a token is worked out once
+        per key, every `s-` and four digits alike.
         """
         seen, quiet, group_words, token_atoms = self.seen, self.quiet, self.group_words, self.token_atoms
         groups_of_atoms, keyed, key_table = self.branches.groups_of_atoms, self.keyed, self._key
         for token in tokens:
-            key = token.translate(key_table)
-            if key == token:
-                learnt = self._work_out(token)
+            if token.isalpha():  # most: no digit to key, nor leetspeak
+                learnt = self._work_out(token, leet=False)
             elif _LEET_TOKEN.match(token):
                 learnt = self._work_out(token, leet=True)
+            elif (key := token.translate(key_table)) == token:
+                learnt = self._work_out(token, leet=False)
             elif key in keyed:
                 learnt = keyed[key]
-            else:
-                learnt = keyed[key] = self._work_out(key)
+            else:  # the key reads as its tokens do: the same letters, digits as digits
+                learnt = keyed[key] = self._work_out(key, leet=False)
             found, atoms, edges = learnt
             seen.add(token)
             if found:
