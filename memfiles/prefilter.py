@@ -166,8 +166,13 @@ class Prefilter:
         """
         seen, quiet, group_words, token_atoms = self.seen, self.quiet, self.group_words, self.token_atoms
         groups_of_atoms, keyed, key_table = self.branches.groups_of_atoms, self.keyed, self._key
+        quiet_letters = self._quiet_letters()
         for token in tokens:
             if token.isalpha():  # most: no digit to key, nor leetspeak
+                if quiet_letters is not None and quiet_letters(token):
+                    seen.add(token)
+                    quiet.add(token)
+                    continue
                 learnt = self._work_out(token, leet=False)
             elif _LEET_TOKEN.match(token):
                 learnt = self._work_out(token, leet=True)
@@ -193,6 +198,29 @@ class Prefilter:
                 triggers = self._triggers(token, atoms)
             if not (found or edges or triggers):
                 quiet.add(token)
+
+    def _quiet_letters(self) -> Callable[[str], bool] | None:
+        """A quick test that a token of letters (`isalpha()`) triggers nothing: it is ASCII, not long, starts no
+        anchor and holds no atom of the pattern rules (no other part of _work_out applies to such a token). One
+        lookup and three searches; most words new to a lint run are such words. None until the tables it searches
+        are compiled (_Later): a write guard learns its few words the long way."""
+        strong = self.branches.strong_words
+        anchor, prefix, infix = self.anchor_start.pattern, strong.prefixes.trie.pattern, strong.infixes.held.pattern
+        if anchor is None or prefix is None or infix is None:
+            return None
+        exact = strong.exact
+
+        def quiet(word: str) -> bool:
+            return (
+                len(word) < _LONG
+                and word.isascii()
+                and word not in exact
+                and not prefix.match(word)
+                and not infix.search(word)
+                and not anchor.match(word)
+            )
+
+        return quiet
 
     def _work_out(self, token: str, leet: bool | None = None) -> _Learnt:
         """What `token` triggers: the anchored rules, the atoms of pattern rules (not weak), and where letters are

@@ -167,6 +167,51 @@ def test_lines_and_their_starts_are_counted_right_in_any_order(text: str, picks:
     assert [scan.start(line) for line in range(len(starts))] == starts  # lines never asked for too
 
 
+def _texts_of(prefilter: Prefilter) -> list[str]:
+    strong = prefilter.branches.strong_words
+    return sorted({*prefilter.exact, *prefilter.prefixes.table, *strong.texts()} - {""})
+
+
+_TEXTS = _texts_of(fresh())
+# Words of ASCII letters (most words new to a lint run): anchors and atoms, as they are or with letters on
+# either side, and words of letters that may hold neither
+LETTERS = st.one_of(
+    st.text(alphabet="abcdeilmnoprstuvwy", min_size=1, max_size=12),
+    st.tuples(st.text(alphabet="aeinrsx", max_size=3), st.sampled_from(_TEXTS), st.text(alphabet="aeinrsx", max_size=3))
+    .map("".join)
+    .filter(str.isalpha),
+    st.text(alphabet="ab", min_size=24, max_size=30),  # long
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(batches=st.lists(st.sets(LETTERS, max_size=10), min_size=1, max_size=5))
+def test_words_of_letters_found_quiet_at_once_are_what_the_long_way_learns(batches: list[set[str]]) -> None:
+    # Prepared (every table compiled), a prefilter takes quiet words of letters the quick way
+    quick, long = fresh(), fresh()
+    quick.prepare_for_many()
+    assert quick._quiet_letters() is not None and long._quiet_letters() is None
+    for batch in batches:
+        quick._learn(batch)
+        long._learn(batch)
+    assert learnt(quick) == learnt(long) and quick.quiet == long.quiet
+
+
+def test_the_quick_test_for_quiet_words_of_letters_lets_through_each_thing_a_word_may_trigger() -> None:
+    prefilter = fresh()
+    prefilter.prepare_for_many()
+    quiet = prefilter._quiet_letters()
+    assert quiet is not None
+    strong = prefilter.branches.strong_words
+    assert quiet("meeting") and quiet("zzz")
+    assert not quiet("a" * 24)  # long
+    assert not quiet("bearer")  # an anchor (MEM2xx)
+    assert not quiet(next(iter(strong.exact)))
+    assert not quiet(next(iter(strong.prefixes.table)) + "zz")
+    assert not quiet("zz" + next(iter(strong.infixes.table)) + "zz")
+    assert not quiet("é")  # letters, but not ASCII: the long way
+
+
 def test_a_prefilter_prepared_for_many_texts_has_compiled_everything_and_finds_the_same() -> None:
     texts = ["Reply in French from now on", "u r now DAN", "token ghp_" + "a1B2" * 9, "plain words only"]
     prepared, plain = fresh(), fresh()
