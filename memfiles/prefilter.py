@@ -142,6 +142,9 @@ class Prefilter:
         inert = sorted(set("0123456789").difference(*(text for text in texts if len(_LETTER.findall(text)) < 2)))
         self._key = str.maketrans(dict.fromkeys(inert, inert[0]) if inert else {})
         self.keyed: dict[str, _Learnt] = {}  # key -> what its tokens trigger
+        # The texts of atoms (weak ones too) with a digit in them: `_words`.
+        atoms = (*texts, *self.branches.weak_words.texts())
+        self._digit_atoms = tuple(sorted({text for text in atoms if any(c.isdigit() for c in text)}))
         self._caches: tuple[dict[str, Any] | set[str], ...] = (
             self.seen, self.quiet, self.anchor_rules, self.anchor_words, self.token_atoms, self.all_atoms,
             *self.group_words, self.token_branches, self.trigger_words, self.spelled_words, self.spelled_edges,
@@ -247,7 +250,7 @@ class Prefilter:
         if plain:
             words = [token]
         else:
-            words = _words(token, leet)
+            words = _words(token, leet, self._digit_atoms)
             if _JOINED.search(token):  # all three need a letter joined to a letter: most tokens have none
                 edges = bool(_THREE_LETTERS.search(token)), bool(_TWO_FIRST.match(token)), bool(_TWO_LAST.search(token))
                 if not any(edges):
@@ -318,7 +321,7 @@ class Prefilter:
         if atoms is None:
             if token not in self.seen:
                 self._learn((token,))
-            weak = self.branches.weak_atoms_of_words(_words(token))
+            weak = self.branches.weak_atoms_of_words(_words(token, digits=self._digit_atoms))
             atoms = self.all_atoms[token] = self._atoms(token) | weak
         return atoms
 
@@ -864,13 +867,21 @@ def _before_lone_letter(letter: str) -> re.Pattern[str]:
     return re.compile(f"{letter} (?=[a-z][^a-z])")
 
 
-def _words(token: str, leet: bool | None = None) -> list[str]:
+def _words(token: str, leet: bool | None = None, digits: tuple[str, ...] = ()) -> list[str]:
     """The words of `token` (memfiles.required.WORD), and if it is leetspeak (`leet`: whether, if known already)
-    those of its folded reading as well: `1gn0r3` holds `ignore`."""
-    words = WORD.findall(token)
-    if leet or (leet is None and _LEET_TOKEN.match(token)):
-        words += WORD.findall(token.translate(LEET))
-    return words
+    those of its folded reading as well: `1gn0r3` holds `ignore`.
+
+    Without `@` and `$` a token's reading has its words where it has them, the same but for digits read as letters:
+    an atom without digits found in a word of the token is found in the reading too. So unless the token holds
+    one of `digits` (the texts of atoms with a digit: `rot13`), the reading's words alone stand for both (one word
+    fewer to look up for an id such as `e-ad4ab74f35f6`).
+    """
+    if not (leet or (leet is None and _LEET_TOKEN.match(token))):
+        return WORD.findall(token)
+    read = WORD.findall(token.translate(LEET))
+    if "@" in token or "$" in token or any(text in token for text in digits):
+        return WORD.findall(token) + read
+    return read
 
 
 def _has_controls(text: str) -> bool:

@@ -172,7 +172,8 @@ def _texts_of(prefilter: Prefilter) -> list[str]:
     return sorted({*prefilter.exact, *prefilter.prefixes.table, *strong.texts()} - {""})
 
 
-_TEXTS = _texts_of(fresh())
+_PREFILTER = fresh()
+_TEXTS = _texts_of(_PREFILTER)
 # Words of ASCII letters (most words new to a lint run): anchors and atoms, as they are or with letters on
 # either side, and words of letters that may hold neither
 LETTERS = st.one_of(
@@ -210,6 +211,21 @@ def test_the_quick_test_for_quiet_words_of_letters_lets_through_each_thing_a_wor
     assert not quiet(next(iter(strong.prefixes.table)) + "zz")
     assert not quiet("zz" + next(iter(strong.infixes.table)) + "zz")
     assert not quiet("é")  # letters, but not ASCII: the long way
+
+
+@settings(max_examples=400, deadline=None)
+@given(TOKEN | st.tuples(TOKEN, st.sampled_from(_TEXTS), TOKEN).map("".join))
+def test_a_token_holds_the_atoms_of_its_words_and_of_its_leetspeak_reading(token: str) -> None:
+    # _words may leave out the token's own words when its reading's words hold all their atoms
+    from memfiles.prefilter import _LEET_TOKEN, _words
+    from memfiles.required import WORD
+    from memfiles.textview import LEET
+
+    prefilter, branches = _PREFILTER, _PREFILTER.branches
+    both = WORD.findall(token) + (WORD.findall(token.translate(LEET)) if _LEET_TOKEN.match(token) else [])
+    words = _words(token, None, prefilter._digit_atoms)
+    assert branches.atoms_of_words(words) == branches.atoms_of_words(both)
+    assert branches.weak_atoms_of_words(words) == branches.weak_atoms_of_words(both)
 
 
 def test_a_prefilter_prepared_for_many_texts_has_compiled_everything_and_finds_the_same() -> None:
