@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 ERROR = "error"
 WARNING = "warning"
@@ -54,8 +53,11 @@ class LazyPattern:
 Check = Callable[[str], Iterator[tuple[int, int]]]
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+# The records of a lint run are plain classes and named tuples, not dataclasses: importing `dataclasses` (and
+# `inspect` with it) and making these six classes took 21 ms of every `mem lint`, before it shares out its files.
+
+
+class Finding(NamedTuple):
     """One rule hit: code, severity, message, 1-based line and column, and the text it matched."""
 
     code: str
@@ -66,7 +68,6 @@ class Finding:
     excerpt: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)  # rules compare and hash by identity (fast set membership)
 class Rule:
     """A named text rule: what it catches, why it matters and how to fix it (`mem lint --explain`).
 
@@ -77,20 +78,42 @@ class Rule:
     `anchors` are words (prefixes; `$` = whole word) or symbols one of which every match contains:
     memfiles.prefilter runs the rule only on lines that contain one (syntax there). Rules on the
     folded view list none: the prefilter reads what they need off their patterns (memfiles.required).
+
+    Rules compare and hash by identity (fast set membership); they are not changed once made.
     """
 
-    code: str
-    severity: str
-    name: str
-    catches: str
-    why: str
-    fix: str
-    check: Check
-    view: str = "folded"
-    mask: bool = False
-    example: str = ""
-    near_miss: str = ""
-    anchors: tuple[str, ...] = ()
+    __slots__ = (
+        "anchors", "catches", "check", "code", "example", "fix", "mask", "name", "near_miss", "severity", "view", "why",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        code: str,
+        severity: str,
+        name: str,
+        catches: str,
+        why: str,
+        fix: str,
+        check: Check,
+        view: str = "folded",
+        mask: bool = False,
+        example: str = "",
+        near_miss: str = "",
+        anchors: tuple[str, ...] = (),
+    ) -> None:
+        self.code, self.severity, self.name, self.catches, self.why, self.fix = code, severity, name, catches, why, fix
+        self.check, self.view, self.mask, self.example, self.near_miss = check, view, mask, example, near_miss
+        self.anchors = anchors
+
+    def __repr__(self) -> str:
+        return f"Rule({self.code!r}, {self.name!r})"
+
+    def with_anchors(self, anchors: tuple[str, ...]) -> Rule:
+        """The same rule with `anchors` (a new object: rules are not changed once made)."""
+        return Rule(
+            self.code, self.severity, self.name, self.catches, self.why, self.fix, self.check,
+            self.view, self.mask, self.example, self.near_miss, anchors,
+        )  # fmt: skip
 
 
 def regex_check(*patterns: str, flags: int = 0) -> Check:

@@ -18,24 +18,25 @@ import gc
 import os
 import re
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+_NO_OPTIONS: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):  # named tuples, not dataclasses: importing `dataclasses` costs every `mem lint` (findings.py)
     """The part of a command's line `quick` reads: arguments in order, then options by spelling."""
 
     arguments: tuple[str, ...] = ()
     required: int = 0  # how many of the arguments must be given
     variadic: bool = False  # the last argument takes all the others (a list)
-    values: dict[str, str] = field(default_factory=dict)  # option spelling -> parameter taking one value
-    flags: dict[str, str] = field(default_factory=dict)  # option spelling -> parameter set to True
-    negations: dict[str, str] = field(default_factory=dict)  # option spelling (`--no-…`) -> parameter set to False
+    values: Mapping[str, str] = _NO_OPTIONS  # option spelling -> parameter taking one value
+    flags: Mapping[str, str] = _NO_OPTIONS  # option spelling -> parameter set to True
+    negations: Mapping[str, str] = _NO_OPTIONS  # option spelling (`--no-…`) -> parameter set to False
     repeatable: frozenset[str] = frozenset()  # parameters that collect every value given
-    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # parameter -> the values it accepts
-    numbers: dict[str, tuple[type, float | None]] = field(default_factory=dict)  # parameter -> (int or float, min)
+    choices: Mapping[str, tuple[str, ...]] = _NO_OPTIONS  # parameter -> the values it accepts
+    numbers: Mapping[str, tuple[type, float | None]] = _NO_OPTIONS  # parameter -> (int or float, min)
 
 
 _SCOPE = {"--user": "user", "-u": "user", "--scope": "scope", "-s": "scope"}
@@ -98,8 +99,7 @@ COMMANDS = {
 _DIGITS = {int: re.compile(r"[0-9]+"), float: re.compile(r"[0-9]+(?:\.[0-9]+)?")}
 
 
-@dataclass(frozen=True)
-class Quick:
+class Quick(NamedTuple):
     """A command line read here: the command, its parameters, and the global options."""
 
     command: str

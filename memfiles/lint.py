@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from memfiles import rules, rules_structure
 from memfiles.errors import UsageError
@@ -23,8 +23,7 @@ MEMORY_NAME = "MEMORY.md"
 _ALLOW = re.compile(r"(?:<!--|#)\s*mem:\s*allow\s+(?P<codes>MEM\d+(?:\s*,\s*MEM\d+)*)\b(?P<reason>.*?)\s*(?:-->|$)")
 
 
-@dataclass(frozen=True, slots=True)
-class Reported:
+class Reported(NamedTuple):  # not a dataclass: see memfiles.findings
     """One finding in one file; `reason` is set when a suppression comment silenced it."""
 
     path: str
@@ -47,13 +46,15 @@ class Reported:
         return out
 
 
-@dataclass(slots=True)
 class LintReport:
     """What one `mem lint` run found: reported findings, suppressed ones, and how many files it read."""
 
-    findings: list[Reported] = field(default_factory=list)
-    suppressed: list[Reported] = field(default_factory=list)
-    files: int = 0
+    __slots__ = ("files", "findings", "suppressed")
+
+    def __init__(self) -> None:
+        self.findings: list[Reported] = []
+        self.suppressed: list[Reported] = []
+        self.files = 0
 
     @property
     def errors(self) -> int:

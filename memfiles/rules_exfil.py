@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from urllib.parse import parse_qsl, urlsplit
 
 from memfiles.findings import ERROR, WARNING, LazyPattern, Rule, first_of, words
@@ -201,4 +200,4 @@ RULES: list[Rule] = [
     ),
 ]
 
-RULES = [replace(rule, anchors=tuple(ANCHORS[rule.code])) for rule in RULES]
+RULES = [rule.with_anchors(tuple(ANCHORS[rule.code])) for rule in RULES]

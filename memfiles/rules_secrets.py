@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import replace
 
 from memfiles.findings import ERROR, LazyPattern, Rule, first_of, words
 
@@ -149,4 +148,4 @@ def mask(secret: str) -> str:
     return shown + "*" * min(max(len(secret) - len(shown), 4), 12)
 
 
-RULES = [replace(rule, anchors=tuple(ANCHORS[rule.code])) for rule in RULES]
+RULES = [rule.with_anchors(tuple(ANCHORS[rule.code])) for rule in RULES]
