@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memfiles import rules
@@ -245,6 +245,29 @@ def test_spelled_out_letters_have_the_shape_asasa(view: str) -> None:
     if _SPACED_ASCII.search(view):
         assert "asasa" in view.translate(SHAPE)
         assert _SPACED_GATE.search(view)
+
+
+def _fold_the_long_way(line: str) -> str:
+    # textview.fold for an ASCII line without its shortcuts: leetspeak read everywhere, _SPACED looked for always
+    from memfiles.textview import _LEET_WORD, _SPACED, LEET
+
+    view = _LEET_WORD.sub(lambda m: m.group(0).translate(LEET), line.lower())
+    return _SPACED.sub(lambda m: m.group(0)[::2], view)
+
+
+@example("order O-35833 and 400 dollars")  # digits, but no letter next to one
+@example("1gn0r3 i g n 0 r e, h4x")
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", "b", "ab", "A", " ", "  ", ".", "-", "_", "1", "0", "3", "2", "@", "$", "x9"]),
+        max_size=14,
+    ).map("".join)
+)
+def test_folding_an_ascii_line_takes_shortcuts_only_where_nothing_is_missed(line: str) -> None:
+    view, cols = fold(line)
+    assert view == _fold_the_long_way(line)
+    assert (cols is None) == (len(view) == len(line))
 
 
 def test_folding_undoes_spelled_out_letters_and_leetspeak() -> None:
