@@ -52,6 +52,7 @@ SEPARATORS = str.maketrans({c: " " for c in [*PUNCTUATION, *WHITESPACE] if c not
 # str.translate asks a dict (51,000 instructions for a text of the bench's corpus, against 23,000 with the
 # encoding and decoding).
 _SEPARATOR_BYTES = bytes(32 if c < 128 and c in SEPARATORS else c for c in range(256))  # 32: a space
+_LEET_BYTES = bytes(ord(LEET.get(c, chr(c))) if c < 128 else c for c in range(256))  # textview.LEET for ASCII text
 _PIECES = re.compile(r"['_\-+/=]+")
 # As memfiles.textview: two letters or more, mixed with leet digits (tokens hold no newline; classes that
 # cannot backtrack into each other take half the time of `(?=.*[a-z].*[a-z]).*[0-9@$]`).
@@ -878,9 +879,15 @@ def _words(token: str, leet: bool | None = None, digits: tuple[str, ...] = ()) -
     """
     if not (leet or (leet is None and _LEET_TOKEN.match(token))):
         return WORD.findall(token)
-    read = WORD.findall(token.translate(LEET))
-    if "@" in token or "$" in token or any(text in token for text in digits):
+    if token.isascii():  # bytes.translate reads a table: str.translate asks LEET, a dict, for each character
+        read = WORD.findall(token.encode("ascii").translate(_LEET_BYTES).decode("ascii"))
+    else:
+        read = WORD.findall(token.translate(LEET))
+    if "@" in token or "$" in token:
         return WORD.findall(token) + read
+    for text in digits:
+        if text in token:
+            return WORD.findall(token) + read
     return read
 
 
