@@ -142,6 +142,7 @@ class Prefilter:
         texts = [*self.exact, *self.prefixes.table, *self.infixes, *self.branches.strong_words.texts()]
         inert = sorted(set("0123456789").difference(*(text for text in texts if len(_LETTER.findall(text)) < 2)))
         self._key = str.maketrans(dict.fromkeys(inert, inert[0]) if inert else {})
+        self._key_bytes = bytes(ord(self._key.get(c, chr(c))) if c < 128 else c for c in range(256))  # for ASCII
         self.keyed: dict[str, _Learnt] = {}  # key -> what its tokens trigger
         # The texts of atoms (weak ones too) with a digit in them: `_words`.
         atoms = (*texts, *self.branches.weak_words.texts())
@@ -169,7 +170,12 @@ class Prefilter:
         per key, every `s-` and four digits alike.
         """
         seen, quiet, group_words, token_atoms = self.seen, self.quiet, self.group_words, self.token_atoms
-        groups_of_atoms, keyed, key_table = self.branches.groups_of_atoms, self.keyed, self._key
+        groups_of_atoms, keyed, key_table, key_bytes = (
+            self.branches.groups_of_atoms,
+            self.keyed,
+            self._key,
+            self._key_bytes,
+        )
         quiet_letters = self._quiet_letters()
         for token in tokens:
             if token.isalpha():  # most: no digit to key, nor leetspeak
@@ -178,14 +184,21 @@ class Prefilter:
                     quiet.add(token)
                     continue
                 learnt = self._work_out(token, leet=False)
-            elif _LEET_TOKEN.match(token):
-                learnt = self._work_out(token, leet=True)
-            elif (key := token.translate(key_table)) == token:
-                learnt = self._work_out(token, leet=False)
-            elif key in keyed:
-                learnt = keyed[key]
-            else:  # the key reads as its tokens do: the same letters, digits as digits
-                learnt = keyed[key] = self._work_out(key, leet=False)
+            else:
+                # A key found was made from a token that is not leetspeak, and a token reads as leetspeak exactly
+                # when its key does (the same letters, digits as digits): most ids and dates need no other question.
+                key = (
+                    token.encode("ascii").translate(key_bytes).decode("ascii")
+                    if token.isascii()
+                    else token.translate(key_table)
+                )
+                known = keyed.get(key)
+                if known is not None:
+                    learnt = known
+                elif _LEET_TOKEN.match(token):
+                    learnt = self._work_out(token, leet=True)
+                else:
+                    learnt = keyed[key] = self._work_out(key, leet=False)
             found, atoms, edges = learnt
             seen.add(token)
             if found:

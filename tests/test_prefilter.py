@@ -57,7 +57,9 @@ def test_ascii_text_is_translated_through_bytes_as_through_the_str_tables() -> N
 def test_the_key_keeps_only_the_digits_held_by_texts_of_one_letter_at_most() -> None:
     # rot13, 2fa, dup2 and ya29 have two letters or more: no token a key is used for (one letter at most)
     # can hold them, so every digit is keyed
-    assert "s-1864 o-19325 2026-11-14t13".translate(fresh()._key) == "s-0000 o-00000 0000-00-00t00"
+    prefilter = fresh()
+    assert "s-1864 o-19325 2026-11-14t13".translate(prefilter._key) == "s-0000 o-00000 0000-00-00t00"
+    assert b"s-1864 o-19325".translate(prefilter._key_bytes) == b"s-0000 o-00000"  # the same, for ASCII tokens
 
 
 def test_the_key_never_makes_a_digit_an_anchor_holds() -> None:
@@ -77,7 +79,7 @@ def test_the_key_never_makes_a_digit_an_anchor_holds() -> None:
 def test_words_learnt_by_key_trigger_what_they_would_alone(batches: list[set[str]]) -> None:
     # Two prefilters learn the same words, one of them working each out by itself (no digit is keyed)
     alone, keyed = fresh(), fresh()
-    alone._key = str.maketrans({})
+    alone._key, alone._key_bytes = str.maketrans({}), bytes(range(256))
     for batch in batches:
         alone._learn(batch)
         keyed._learn(batch)
@@ -103,7 +105,7 @@ def test_words_learnt_by_key_in_a_lint_run_find_the_same_lines() -> None:
         for n in range(700)  # past _TRIE_AFTER: the compiled tables are used too
     ]
     alone, keyed = fresh(), fresh()
-    alone._key = str.maketrans({})
+    alone._key, alone._key_bytes = str.maketrans({}), bytes(range(256))
     assert [keyed.candidates(text) for text in texts] == [alone.candidates(text) for text in texts]
     assert learnt(keyed) == learnt(alone) and len(keyed.keyed) < 700  # the ids' keys repeat
 
