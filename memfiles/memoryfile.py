@@ -139,6 +139,15 @@ def parse(data: bytes, path: str, expected_scope: str | None = None) -> MemoryDo
         raise FileFormatError(path, line, problem.message) from None
 
 
+def read_canonical(data: bytes) -> MemoryDoc | None:
+    """The MemoryDoc of MEMORY.md bytes exactly as `serialize` writes them, read without PyYAML; None for any other
+    file, one that `parse` refuses included (memfiles.rules_structure asks this first)."""
+    if len(data) > MAX_FILE_BYTES:
+        return None
+    bom, front, body, _first = split_frontmatter(data)
+    return None if front is None else _parse_canonical(data, front, None, body, bom)
+
+
 def _parse_canonical(
     data: bytes, front: bytes, expected_scope: str | None, body: bytes, bom: bytes
 ) -> MemoryDoc | None:
