@@ -37,7 +37,7 @@ from typing import Any
 
 from memfiles.findings import FirstOf, Rule
 from memfiles.required import WORD, Atom, Stored, rarity, requirements, stored_atoms, stored_needs
-from memfiles.textview import LEET, SHAPE, fold
+from memfiles.textview import LEET, SHAPE, ascii_table, fold, translate
 
 KEEP = "'_-+/=$@"
 # Every other punctuation character, and every whitespace character but the newline, becomes a space:
@@ -48,11 +48,10 @@ WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003
 PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 ASCII_LOWERCASE = "abcdefghijklmnopqrstuvwxyz"
 SEPARATORS = str.maketrans({c: " " for c in [*PUNCTUATION, *WHITESPACE] if c not in KEEP})
-# The same for ASCII text, as a table of bytes: bytes.translate looks each character up in it, where
-# str.translate asks a dict (51,000 instructions for a text of the bench's corpus, against 23,000 with the
-# encoding and decoding).
-_SEPARATOR_BYTES = bytes(32 if c < 128 and c in SEPARATORS else c for c in range(256))  # 32: a space
-_LEET_BYTES = bytes(ord(LEET.get(c, chr(c))) if c < 128 else c for c in range(256))  # textview.LEET for ASCII text
+# The same for ASCII text as tables of bytes (textview.translate): the spaced view of a text of the bench's corpus
+# took 51,000 instructions through the dict, 23,000 through bytes with the encoding and decoding.
+_SEPARATOR_BYTES = ascii_table(SEPARATORS)
+_LEET_BYTES = ascii_table(LEET)
 _PIECES = re.compile(r"['_\-+/=]+")
 # As memfiles.textview: two letters or more, mixed with leet digits (tokens hold no newline; classes that
 # cannot backtrack into each other take half the time of `(?=.*[a-z].*[a-z]).*[0-9@$]`).
@@ -142,7 +141,7 @@ class Prefilter:
         texts = [*self.exact, *self.prefixes.table, *self.infixes, *self.branches.strong_words.texts()]
         inert = sorted(set("0123456789").difference(*(text for text in texts if len(_LETTER.findall(text)) < 2)))
         self._key = str.maketrans(dict.fromkeys(inert, inert[0]) if inert else {})
-        self._key_bytes = bytes(ord(self._key.get(c, chr(c))) if c < 128 else c for c in range(256))  # for ASCII
+        self._key_bytes = ascii_table(self._key)
         self.keyed: dict[str, _Learnt] = {}  # key -> what its tokens trigger
         # The texts of atoms (weak ones too) with a digit in them: `_words`.
         atoms = (*texts, *self.branches.weak_words.texts())
@@ -187,6 +186,7 @@ class Prefilter:
             else:
                 # A key found was made from a token that is not leetspeak, and a token reads as leetspeak exactly
                 # when its key does (the same letters, digits as digits): most ids and dates need no other question.
+                # textview.translate written out: one call fewer for each id and date (1,500 instructions a text)
                 key = (
                     token.encode("ascii").translate(key_bytes).decode("ascii")
                     if token.isascii()
@@ -282,11 +282,7 @@ class Prefilter:
     def candidates(self, text: str) -> dict[int, tuple[int, Picked]]:
         """0-based line index -> (offset of the line in `text`, or -1 if unknown; the rules worth running on it)."""
         lowered = text.lower()  # lower() may lengthen a few characters but keeps every newline
-        if lowered.isascii():
-            spaced = lowered.encode("ascii").translate(_SEPARATOR_BYTES).decode("ascii")
-        else:
-            spaced = lowered.translate(SEPARATORS)
-        scan = _Scan(lowered, spaced)
+        scan = _Scan(lowered, translate(lowered, SEPARATORS, _SEPARATOR_BYTES))
         tokens = set(scan.spaced.split())
         if len(self.seen) > _CACHE_LIMIT:  # a vocabulary that keeps growing: start learning afresh
             for cache in self._caches:
@@ -892,10 +888,7 @@ def _words(token: str, leet: bool | None = None, digits: tuple[str, ...] = ()) -
     """
     if not (leet or (leet is None and _LEET_TOKEN.match(token))):
         return WORD.findall(token)
-    if token.isascii():  # bytes.translate reads a table: str.translate asks LEET, a dict, for each character
-        read = WORD.findall(token.encode("ascii").translate(_LEET_BYTES).decode("ascii"))
-    else:
-        read = WORD.findall(token.translate(LEET))
+    read = WORD.findall(translate(token, LEET, _LEET_BYTES))
     if "@" in token or "$" in token:
         return WORD.findall(token) + read
     for text in digits:

@@ -58,9 +58,22 @@ SHAPE = str.maketrans(
         **dict.fromkeys(" .-_*/|", "s"),
     }
 )
-# SHAPE for ASCII text as a table of bytes: bytes.translate reads it, where str.translate asks a dict per
-# character (twice the instructions on a line).
-SHAPE_BYTES = bytes(ord(SHAPE[c]) if c < 128 else c for c in range(256))
+
+
+def ascii_table(table: dict[int, str]) -> bytes:
+    """The ASCII part of a str.maketrans table as a table of bytes (the others map to themselves): bytes.translate
+    reads it, where str.translate asks the dict for each character (twice the instructions on a line of text)."""
+    return bytes(ord(table.get(c, chr(c))) if c < 128 else c for c in range(256))
+
+
+def translate(text: str, table: dict[int, str], table_bytes: bytes) -> str:
+    """`text.translate(table)`, through `table_bytes` (ascii_table(table)) when the text is ASCII."""
+    if text.isascii():
+        return text.encode("ascii").translate(table_bytes).decode("ascii")
+    return text.translate(table)
+
+
+SHAPE_BYTES = ascii_table(SHAPE)
 _DROP_CATEGORIES = ("Cf", "Mn", "Me", "Cs", "Co", "Cn")
 
 
