@@ -230,7 +230,8 @@ def check_memory(data: bytes, path: str) -> list[Finding]:
                 _finding("MEM507", line, f"fact {fact_id} is superseded_by {target!r}, which is not in the file")
             )
     try:
-        parse(data, path)
+        if doc is None:  # a file read_canonical read parses
+            parse(data, path)
     except FileFormatError as exc:
         line = exc.line or 1
         known = {(f.line, f.code) for f in found}
