@@ -22,11 +22,11 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memfiles import episodes, memoryfile
-from memfiles.episodes import CandidateFact, Episode, Invalidation
-from memfiles.home import init_home
-from memfiles.layout import Paths, Scope
-from memfiles.model import Fact, fact_id
+from memfiles.format import episodes, memoryfile
+from memfiles.format.episodes import CandidateFact, Episode, Invalidation
+from memfiles.format.layout import Paths, Scope
+from memfiles.format.model import Fact, fact_id
+from memfiles.ops.home import init_home
 
 NOW = "2026-11-29T12:00:00Z"  # the bench sets $MEM_NOW to this
 SPAN_DAYS = 730

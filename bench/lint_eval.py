@@ -8,7 +8,7 @@ MEM1xx, MEM2xx or MEM4xx finding (error or warning) is reported for it; the erro
 printed beside it because only errors block a write. Throughput is measured on a generated corpus
 of memory files (frontmatter facts, notes, episodes) and on `mem lint` of 1,000 small files.
 --check-prefilter also runs every rule on every line of every row and reports any finding the
-prefilter (memfiles.prefilter) would have hidden.
+prefilter (memfiles.lint.prefilter) would have hidden.
 Targets (DESIGN.md, issue 4): >= 95% injection flagged, <= 1% benign flagged, >= 20 MB/s.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from memfiles.rules import check_line, check_text, prefilter  # noqa: E402
+from memfiles.lint.rules import check_line, check_text, prefilter  # noqa: E402
 
 FAMILIES = ("MEM1", "MEM2", "MEM4")
 
@@ -147,7 +147,7 @@ def throughput() -> None:
         f"(check_text, best of 5; first pass {size / 1e6 / first:.1f} MB/s)"
     )
     try:
-        from memfiles.lint import lint_paths
+        from memfiles.lint.engine import lint_paths
     except ImportError:
         return
     with tempfile.TemporaryDirectory() as tmp:

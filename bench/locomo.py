@@ -1,13 +1,13 @@
 """LoCoMo retrieval benchmark: does `mem recall` bring back the turns that answer a question?
 
 Each LoCoMo conversation becomes a fresh memory home, written through the real guarded write path
-(`memfiles.writepath.add_episodes`, one batch and one commit per conversation), in one of two modes:
+(`memfiles.ops.writepath.add_episodes`, one batch and one commit per conversation), in one of two modes:
 - `session`: each session is one episode (its real date, both speakers as entities, every turn a
   "Speaker: text" line of the body);
 - `turn`: each turn is its own episode (its session's date plus 10 seconds per turn, the speaker as
   entity, the session number as `session`).
-For every question with evidence, recall runs through the Python layer (`memfiles.recall.rank` on the
-episodes read back with `memfiles.retrieve.read_episodes`) with "now" just after the last session,
+For every question with evidence, recall runs through the Python layer (`memfiles.recall.ranking.rank` on the
+episodes read back with `memfiles.recall.retrieve.read_episodes`) with "now" just after the last session,
 and scores recall@k: the share of the episodes holding the evidence dialog ids that are in the top k.
 A plain Okapi BM25 (bench/bm25.py) over the same episode texts runs in the same process.
 Adversarial questions (category 5) have nothing to find: they report how often the block is empty.
@@ -38,11 +38,11 @@ from bm25 import BM25
 
 from memfiles import clock
 from memfiles.errors import RefusedError
-from memfiles.home import open_context
-from memfiles.layout import Scope
-from memfiles.recall import MIN_SCORE, Item, Options, Relevance, ScopeMemory, rank
-from memfiles.render import block
-from memfiles.retrieve import DEFAULT_K_EPISODES, read_episodes, recall
+from memfiles.format.layout import Scope
+from memfiles.ops.home import open_context
+from memfiles.recall.ranking import MIN_SCORE, Item, Options, Relevance, ScopeMemory, rank
+from memfiles.recall.render import block
+from memfiles.recall.retrieve import DEFAULT_K_EPISODES, read_episodes, recall
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo_dev.json"
@@ -131,8 +131,8 @@ def evidence_ids(evidence: list[str]) -> list[str]:
 
 def build(sample: dict[str, Any], mode: str, cache: Path) -> Built:
     """The conversation's home in `mode`, built through the write path or reused from the cache."""
-    from memfiles.home import init_home
-    from memfiles.writepath import NewEpisode, add_episodes, validate_episode
+    from memfiles.ops.home import init_home
+    from memfiles.ops.writepath import NewEpisode, add_episodes, validate_episode
 
     found = units(sample, mode)
     digest = hashlib.sha256(json.dumps(sample["conversation"], sort_keys=True).encode()).hexdigest()[:12]

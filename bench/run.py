@@ -195,9 +195,9 @@ def recall_at(work: Path, count: int, runs: int, limit: float) -> list[Row]:
 
 SAME_RESULTS = """
 import json, sys
-from memfiles import retrieve
-from memfiles.home import open_context
-from memfiles.layout import Scope
+from memfiles.recall import retrieve
+from memfiles.ops.home import open_context
+from memfiles.format.layout import Scope
 context = open_context(sys.argv[1])
 checked = differ = 0
 for query in ("toronto", "warranty claim", "investing bonus", "recieve refnd", "", "what is it", "knee injury"):
@@ -268,10 +268,10 @@ def timed_writes(
 
 ADD_LOOP = """
 import json, os, subprocess, sys, time
-from memfiles.home import open_context
-from memfiles.layout import Scope
-from memfiles.memoryfile import parse
-from memfiles.writepath import NewFact, add_fact
+from memfiles.ops.home import open_context
+from memfiles.format.layout import Scope
+from memfiles.format.memoryfile import parse
+from memfiles.ops.writepath import NewFact, add_fact
 context = open_context(sys.argv[1])
 token = sys.argv[3]
 fixed = (context.paths.root / "users" / "u00001" / "MEMORY.md").read_bytes()

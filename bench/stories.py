@@ -27,14 +27,14 @@ from typing import Any
 
 from bm25 import BM25
 
-from memfiles.home import init_home, open_context
-from memfiles.layout import Scope
-from memfiles.model import Fact
-from memfiles.recall import Item
-from memfiles.render import estimate_tokens
-from memfiles.retrieve import DEFAULT_K_EPISODES, DEFAULT_K_FACTS, read_episodes, recall, recall_options
-from memfiles.store import read_memory
-from memfiles.writepath import NewEpisode, NewFact, add_episodes, add_fact
+from memfiles.format.layout import Scope
+from memfiles.format.model import Fact
+from memfiles.ops.home import init_home, open_context
+from memfiles.ops.writepath import NewEpisode, NewFact, add_episodes, add_fact
+from memfiles.recall.ranking import Item
+from memfiles.recall.render import estimate_tokens
+from memfiles.recall.retrieve import DEFAULT_K_EPISODES, DEFAULT_K_FACTS, read_episodes, recall, recall_options
+from memfiles.store.files import read_memory
 
 
 @dataclass(slots=True)

@@ -16,16 +16,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memfiles import home as _home
-from memfiles import supersession, writepath
 from memfiles.errors import RefusedError
-from memfiles.layout import Scope, parse_scope, resolve_home
-from memfiles.model import Outcome
+from memfiles.format.layout import Scope, parse_scope, resolve_home
+from memfiles.format.model import Outcome
+from memfiles.ops import home as _home
+from memfiles.ops import supersession, writepath
 from memfiles.schema import ConsolidationModel, EpisodeOutcomeModel, FactModel, OutcomeModel, RecallModel
-from memfiles.store import read_memory
+from memfiles.store.files import read_memory
 
 if TYPE_CHECKING:
-    from memfiles.retrieve import Recalled
+    from memfiles.recall.retrieve import Recalled
 
 
 class ScopeHandle:
@@ -104,7 +104,7 @@ class ScopeHandle:
         source: str | None = None,
     ) -> EpisodeOutcomeModel:
         """Record what happened as one episode file (one commit); a refusal is returned, not raised."""
-        from memfiles.episodes import CandidateFact, Invalidation
+        from memfiles.format.episodes import CandidateFact, Invalidation
 
         new = writepath.NewEpisode(
             summary,
@@ -160,7 +160,7 @@ class ScopeHandle:
         markdown: bool = False,
     ) -> bool:
         """Write the rendered memory between this scope's markers in `path` (CLAUDE.md…); False if unchanged."""
-        from memfiles.retrieve import write_into
+        from memfiles.recall.retrieve import write_into
 
         rendered = self.render(episodes=episodes, budget=budget, markdown=markdown)
         return write_into(Path(path), self.scope, rendered.text)
@@ -169,7 +169,7 @@ class ScopeHandle:
         self, *, dry_run: bool = False, older_than_days: float | None = None, extractor: str | None = None
     ) -> ConsolidationModel:
         """Expire, apply episodes, ask the extractor, fold old episodes into digests: one commit (`mem consolidate`)."""
-        from memfiles import consolidate
+        from memfiles.ops import consolidate
 
         options = consolidate.Options(dry_run, older_than_days, extractor)
         (plan,) = consolidate.run(self._context, [self.scope], options)
@@ -244,7 +244,7 @@ def _recall(
     budget: int | None,
     half_life_days: float | None,
 ) -> RecallModel:
-    from memfiles import retrieve
+    from memfiles.recall import retrieve
 
     options = retrieve.recall_options(context.config, k, kind, since, until, as_of, min_score, half_life_days)
     return _model(retrieve.recall(context, scopes, query, options, budget=budget))
@@ -253,9 +253,9 @@ def _recall(
 def _render(
     context: _home.HomeContext, scopes: list[Scope], episodes: int, budget: int | None, markdown: bool
 ) -> RecallModel:
-    from memfiles import retrieve
-    from memfiles.render import estimate_tokens
-    from memfiles.render import markdown as as_markdown
+    from memfiles.recall import retrieve
+    from memfiles.recall.render import estimate_tokens
+    from memfiles.recall.render import markdown as as_markdown
 
     found = retrieve.render_memory(context, scopes, episodes, budget=budget)
     if not markdown:

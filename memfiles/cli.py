@@ -74,13 +74,13 @@ def main(
 
 
 def _context(ctx: typer.Context) -> Any:
-    from memfiles.home import open_context
+    from memfiles.ops.home import open_context
 
     return open_context(ctx.meta.get("mem.home"))
 
 
 def _scoped(ctx: typer.Context, user: str | None, scope: str | None) -> tuple[Any, Any]:
-    from memfiles.home import choose_scope
+    from memfiles.ops.home import choose_scope
 
     home = _context(ctx)
     return home, choose_scope(home.config, user, scope)
@@ -95,8 +95,8 @@ def init(
     ] = None,
 ) -> None:
     """Create a memory home: a git repository with mem.toml, .gitattributes and a first commit."""
-    from memfiles.home import init_home
-    from memfiles.layout import resolve_home
+    from memfiles.format.layout import resolve_home
+    from memfiles.ops.home import init_home
 
     root = resolve_home(path or ctx.meta.get("mem.home"))
     if clone is not None:
@@ -175,8 +175,8 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """List a scope's current facts (active and conflicts); --all adds the history."""
-    from memfiles.store import read_memory
-    from memfiles.supersession import visible
+    from memfiles.ops.supersession import visible
+    from memfiles.store.files import read_memory
 
     home, chosen = _scoped(ctx, user, scope)
     doc = read_memory(home.paths, chosen)
@@ -192,8 +192,8 @@ def history(
     as_json: JsonOpt = False,
 ) -> None:
     """Show every value a key has had, with dates, confidence and provenance."""
-    from memfiles.store import read_memory
-    from memfiles.supersession import chain
+    from memfiles.ops.supersession import chain
+    from memfiles.store.files import read_memory
 
     home, chosen = _scoped(ctx, user, scope)
     doc = read_memory(home.paths, chosen)
@@ -210,7 +210,7 @@ def resolve(
     as_json: JsonOpt = False,
 ) -> None:
     """End a conflict: keep one fact; the others are superseded with reason "resolved by person"."""
-    from memfiles import writepath
+    from memfiles.ops import writepath
 
     home, chosen = _scoped(ctx, user, scope)
     ended = writepath.resolve(home.paths, chosen, key, keep)
@@ -230,12 +230,12 @@ def forget(
     as_json: JsonOpt = False,
 ) -> None:
     """Remove a fact, or every fact of a key, from MEMORY.md; --purge erases it from git history too."""
-    from memfiles import writepath
+    from memfiles.ops import writepath
 
     home, chosen = _scoped(ctx, user, scope)
     if purge:
-        from memfiles.purge import PURGE_ADVICE
-        from memfiles.purge import purge as erase
+        from memfiles.ops.purge import PURGE_ADVICE
+        from memfiles.ops.purge import purge as erase
 
         gone, rewritten = erase(home.paths, chosen, target)
         ids = ", ".join(f.id for f in gone)
@@ -262,7 +262,7 @@ def review(
     as_json: JsonOpt = False,
 ) -> None:
     """List proposed facts waiting for `mem accept ID` or `mem reject ID`."""
-    from memfiles.store import read_memory
+    from memfiles.store.files import read_memory
 
     home, chosen = _scoped(ctx, user, scope)
     pending = [f for f in read_memory(home.paths, chosen).facts if f.status == "proposed"]
@@ -278,7 +278,7 @@ def accept(
     as_json: JsonOpt = False,
 ) -> None:
     """Accept a proposed fact: it is settled like a new write."""
-    from memfiles import writepath
+    from memfiles.ops import writepath
 
     home, chosen = _scoped(ctx, user, scope)
     output.outcome(writepath.accept(home.paths, chosen, fact_id), as_json)
@@ -293,7 +293,7 @@ def reject(
     as_json: JsonOpt = False,
 ) -> None:
     """Reject a proposed fact: it stays as history with status retracted."""
-    from memfiles import writepath
+    from memfiles.ops import writepath
 
     home, chosen = _scoped(ctx, user, scope)
     fact = writepath.reject(home.paths, chosen, fact_id)
@@ -310,7 +310,7 @@ def log(
     as_json: JsonOpt = False,
 ) -> None:
     """Show the audit trail: the home's recent commits, newest first."""
-    from memfiles import gitrepo
+    from memfiles.store import gitrepo
 
     home = _context(ctx)
     entries = gitrepo.log(home.root, limit=limit)
@@ -446,9 +446,9 @@ def render(
     scope: ScopeOpt = None,
 ) -> None:
     """Render a scope's whole current memory: active facts, conflicts and the newest episodes."""
-    from memfiles import retrieve
     from memfiles.errors import UsageError
-    from memfiles.render import markdown
+    from memfiles.recall import retrieve
+    from memfiles.recall.render import markdown
 
     home, chosen = _scoped(ctx, user, scope)
     found = retrieve.render_memory(home, [chosen], episodes, budget=budget)
@@ -541,7 +541,7 @@ def consolidate(
       mem consolidate --all --older-than 60d
       mem consolidate -u dana --extractor "python examples/extractor/llm_extractor.py"
     """
-    from memfiles import consolidate as core
+    from memfiles.ops import consolidate as core
 
     home = _context(ctx)
     scopes = core.choose_scopes(home, user, scope, everything)
@@ -574,7 +574,7 @@ def show_episode(
     as_json: JsonOpt = False,
 ) -> None:
     """Print an episode's file, from the scope's folder or, once folded into a digest, from git history."""
-    from memfiles.archive import find
+    from memfiles.ops.archive import find
 
     home, chosen = _scoped(ctx, user, scope)
     output.episode_file(find(home.paths, chosen, episode_id), as_json)
@@ -587,7 +587,7 @@ def show_episode(
 
 
 def _init_clone(url: str, root: Path) -> None:
-    from memfiles.sync import clone_home
+    from memfiles.ops.sync import clone_home
 
     output.cloned(url, str(root), started=clone_home(url, root))
 
@@ -606,7 +606,7 @@ def sync(
     Refuses uncommitted hand edits unless --commit is given. `mem` must be on PATH for git to run
     the merge driver.
     """
-    from memfiles.sync import sync as run_sync
+    from memfiles.ops.sync import sync as run_sync
 
     home = _context(ctx)
     output.synced(run_sync(home.paths, remote, commit, warn=output.warn).to_dict(), as_json)
@@ -624,7 +624,7 @@ def merge_driver(
     Registered by `mem init` as `mem merge-driver %O %A %B %P`. Exit 0 when clean; 1 when the notes
     below the frontmatter conflict (markers left there) or a version does not parse (%A untouched).
     """
-    from memfiles.sync import run_merge_driver
+    from memfiles.ops.sync import run_merge_driver
 
     if not run_merge_driver(base, ours, theirs, path):
         output.warn(f"{path}: the notes below the frontmatter conflict (markers left there); the facts merged")
@@ -647,7 +647,7 @@ def mcp_server(
     Example (Claude Code):
       claude mcp add memory -e MEM_USER=alice -- mem mcp
     """
-    from memfiles.mcp_server import serve
+    from memfiles.mcp import serve
 
     serve(ctx.meta.get("mem.home"), user, scope)
 
@@ -668,7 +668,7 @@ def doctor(
     as_json: JsonOpt = False,
 ) -> None:
     """Check the home (files, git state, indexes, leftovers of interrupted writes); exit 1 if anything is wrong."""
-    from memfiles import doctor as checks
+    from memfiles.ops import doctor as checks
 
     home = _context(ctx)
     rebuilt = checks.reindex(home.paths) if reindex else []

@@ -34,9 +34,9 @@ def add(
 ) -> int:
     """`mem add`: remember one keyed fact through the guarded write path; 1 when it was refused."""
     from memfiles.errors import RefusedError
-    from memfiles.home import choose_scope, open_context
-    from memfiles.model import Outcome
-    from memfiles.writepath import NewFact, add_fact
+    from memfiles.format.model import Outcome
+    from memfiles.ops.home import choose_scope, open_context
+    from memfiles.ops.writepath import NewFact, add_fact
 
     context = open_context(home)
     chosen = choose_scope(context.config, user, scope)
@@ -85,10 +85,10 @@ def episode(
 
     `from_json`: the file of --from-json (read only when it is the only input), instead of SUMMARY and options.
     """
-    from memfiles.episodes import CandidateFact, Invalidation, split_pair
     from memfiles.errors import RefusedError, UsageError
-    from memfiles.home import choose_scope, open_context
-    from memfiles.writepath import NewEpisode, add_episodes
+    from memfiles.format.episodes import CandidateFact, Invalidation, split_pair
+    from memfiles.ops.home import choose_scope, open_context
+    from memfiles.ops.writepath import NewEpisode, add_episodes
 
     context = open_context(home)
     chosen = choose_scope(context.config, user, scope)
@@ -133,9 +133,9 @@ def recall(
     """`mem recall`: the facts and episodes relevant to `query`, printed as a block (or JSON, or a table)."""
     if hook:
         return _hook(home, user, scope)
-    from memfiles import retrieve
     from memfiles.errors import UsageError
-    from memfiles.home import open_context
+    from memfiles.ops.home import open_context
+    from memfiles.recall import retrieve
 
     if query is None:
         raise UsageError('give a QUERY ("" for everything in range), or --hook')
@@ -152,7 +152,7 @@ def _hook(home: str | os.PathLike[str] | None, user: list[str] | None, scope: li
     """`mem recall --hook`: a Claude Code hook's block for its JSON on stdin; always 0, so a broken memory
     never blocks a session (the problem is reported on stderr)."""
     try:
-        from memfiles import retrieve
+        from memfiles.recall import retrieve
 
         text = retrieve.hook_block(sys.stdin.read(), home, user or [], scope or [])
     except Exception as exc:
@@ -176,8 +176,8 @@ def lint(
     findings."""
     from pathlib import Path
 
-    from memfiles import lint as linting
     from memfiles.errors import UsageError
+    from memfiles.lint import engine as linting
 
     if explain:
         output.lint_explain(linting.explain(explain))
@@ -187,9 +187,9 @@ def lint(
     ignored = linting.parse_codes(ignore)
     base = Path.cwd()
     if not paths:
-        from memfiles.config import load_config
         from memfiles.errors import HomeError
-        from memfiles.layout import CONFIG_NAME, require_home, resolve_home
+        from memfiles.format.config import load_config
+        from memfiles.format.layout import CONFIG_NAME, require_home, resolve_home
 
         try:
             base = require_home(resolve_home(home))

@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memfiles.archive import Found as FoundEpisode
-    from memfiles.consolidate import Plan as ConsolidationPlan
     from memfiles.errors import FileFormatError
-    from memfiles.model import Fact, Outcome
-    from memfiles.recall import Item
-    from memfiles.retrieve import Recalled
-    from memfiles.writepath import EpisodeWrite
+    from memfiles.format.model import Fact, Outcome
+    from memfiles.ops.archive import Found as FoundEpisode
+    from memfiles.ops.consolidate import Plan as ConsolidationPlan
+    from memfiles.ops.writepath import EpisodeWrite
+    from memfiles.recall.ranking import Item
+    from memfiles.recall.retrieve import Recalled
 
 
 def emit_json(data: Any) -> None:
@@ -144,7 +144,9 @@ def recalled(found: Recalled, fmt: str, explain: bool) -> None:
 
 
 def _about(item: Item) -> list[str]:
-    from memfiles.render import clean  # stored text may hold bidi or control characters: not on a terminal either
+    from memfiles.recall.render import (
+        clean,  # stored text may hold bidi or control characters: not on a terminal either
+    )
 
     if item.episode is not None:
         return [clean(f"session {item.episode.session or '-'} · {item.episode.outcome}"), clean(item.episode.summary)]
@@ -152,7 +154,7 @@ def _about(item: Item) -> list[str]:
 
 
 def _explain(found: Recalled) -> None:
-    from memfiles.render import TOKEN_ESTIMATE, estimate_tokens, item_line
+    from memfiles.recall.render import TOKEN_ESTIMATE, estimate_tokens, item_line
 
     rendered = found.rendered
     rows = []
@@ -220,7 +222,7 @@ def cloned(url: str, root: str, started: bool) -> None:
 
 
 def lint_report(report: Any, fmt: str, show_suppressed: bool) -> None:
-    """Print a memfiles.lint.LintReport as text lines, JSON, or GitHub annotation lines."""
+    """Print a memfiles.lint.engine.LintReport as text lines, JSON, or GitHub annotation lines."""
     if fmt == "json":
         data: dict[str, Any] = {
             "files": report.files,
@@ -311,7 +313,7 @@ def consolidated(plans: list[ConsolidationPlan], as_json: bool) -> None:
     if not plans:
         line("no scope to consolidate")
         return
-    from memfiles.render import clean  # stored text may hold control or bidi characters: not on a terminal
+    from memfiles.recall.render import clean  # stored text may hold control or bidi characters: not on a terminal
 
     for plan in plans:
         verb = "would change" if plan.dry_run else "changed"

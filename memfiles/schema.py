@@ -1,6 +1,6 @@
 """pydantic models for data that crosses the package boundary: API results and structured input.
 
-The core works on plain dataclasses (`memfiles.model`) so that read-only commands start fast;
+The core works on plain dataclasses (`memfiles.format.model`) so that read-only commands start fast;
 these models validate what comes in (`extra="forbid"`) and type what the Python API returns.
 """
 
@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memfiles.model import Fact, Outcome
+from memfiles.format.model import Fact, Outcome
 
 if TYPE_CHECKING:
-    from memfiles.writepath import NewEpisode
+    from memfiles.ops.writepath import NewEpisode
 
 Subject = Literal["user_preference", "user_attribute", "account_state", "constraint", "past_action", "goal"]
 Status = Literal["active", "proposed", "conflict", "superseded", "expired", "retracted"]
@@ -169,8 +169,8 @@ class EpisodeInput(BaseModel):
 
     def to_new(self) -> NewEpisode:
         """The write path's input record."""
-        from memfiles.episodes import CandidateFact, Invalidation
-        from memfiles.writepath import NewEpisode
+        from memfiles.format.episodes import CandidateFact, Invalidation
+        from memfiles.ops.writepath import NewEpisode
 
         return NewEpisode(
             summary=self.summary,

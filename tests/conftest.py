@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memfiles.home import init_home
+from memfiles.ops.home import init_home
 
 
 @pytest.fixture(autouse=True)

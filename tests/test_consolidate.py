@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from memfiles import digest, episodes, gitrepo, output
+from memfiles import output
 from memfiles.cli import app
-from memfiles.episodes import Episode, episode_id
-from memfiles.layout import Paths, Scope
+from memfiles.format import digest, episodes
+from memfiles.format.episodes import Episode, episode_id
+from memfiles.format.layout import Paths, Scope
+from memfiles.store import gitrepo
 
 runner = CliRunner()
 FAKE = Path(__file__).resolve().parent / "fake_extractor.py"
@@ -495,8 +497,8 @@ def test_progress_bar_only_on_a_terminal_and_only_for_long_runs(monkeypatch: pyt
 
 
 def test_plan_is_pure_and_applies_only_the_episodes_an_extractor_read(home: Path) -> None:
-    from memfiles import consolidate, scopefiles
-    from memfiles.config import Config
+    from memfiles.format.config import Config
+    from memfiles.ops import consolidate, scopefiles
 
     mem("episode", "First.", "--fact", "tea=green", "-u", "dana", now="2026-07-01")
     mem("episode", "Second.", "--fact", "tea=black", "-u", "dana", now="2026-07-02")

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memfiles import digest, episodes
-from memfiles.episodes import Episode
 from memfiles.errors import FileFormatError
+from memfiles.format import digest, episodes
+from memfiles.format.episodes import Episode
 
 
 def make(summary: str = "Talked about a deposit. Then other things.", session: str | None = "s-3") -> Episode:

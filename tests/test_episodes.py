@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memfiles import episodes
 from memfiles.cli import app
-from memfiles.episodes import CandidateFact, Episode, Invalidation
 from memfiles.errors import FileFormatError
-from memfiles.layout import Paths, Scope
-from memfiles.retrieve import read_episodes
+from memfiles.format import episodes
+from memfiles.format.episodes import CandidateFact, Episode, Invalidation
+from memfiles.format.layout import Paths, Scope
+from memfiles.recall.retrieve import read_episodes
 
 runner = CliRunner()
 ALICE = Scope("user", "alice")
@@ -272,7 +272,7 @@ def test_commands_have_help_and_a_readme_row(command: str) -> None:
 
 
 def test_memory_md_shares_the_loader_impossible_dates_are_format_errors_and_date_values_are_text() -> None:
-    from memfiles import memoryfile
+    from memfiles.format import memoryfile
 
     fact = "- id: f-1\n  key: k\n  value: {value}\n  subject: goal\n  confidence: stated\n  source: person\n"
     data = "---\nscope: user:alice\nfacts:\n" + fact + "  stated_at: {stated}\n  status: active\n---\n"

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memfiles import extractor
 from memfiles.cli import app
-from memfiles.episodes import Episode
 from memfiles.errors import UsageError
-from memfiles.extractor import ExtractorError
-from memfiles.model import Fact
+from memfiles.format.episodes import Episode
+from memfiles.format.model import Fact
+from memfiles.ops import extractor
+from memfiles.ops.extractor import ExtractorError
 from memfiles.schema import ExtractorOutput, extractor_schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +53,7 @@ def test_packaged_prompt_is_the_documented_copy() -> None:
 
 
 def test_prompt_passes_the_write_guard_itself() -> None:
-    from memfiles.rules import check_text
+    from memfiles.lint.rules import check_text
 
     # The prompt does address a model (a warning such as MEM109 is expected); it carries nothing the guard refuses.
     assert [f for f in check_text(extractor.prompt()) if f.severity == "error"] == []
@@ -74,7 +74,7 @@ def test_an_installed_copy_of_the_package_reads_the_prompt(tmp_path: Path) -> No
         text=True,
     )
     assert done.returncode == 0, done.stderr
-    code = "import memfiles, memfiles.extractor as e; print(memfiles.__file__); print(e.prompt(), end='')"
+    code = "import memfiles, memfiles.ops.extractor as e; print(memfiles.__file__); print(e.prompt(), end='')"
     env = {**os.environ, "PYTHONPATH": str(built)}
     shown = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert shown.returncode == 0, shown.stderr

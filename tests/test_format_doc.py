@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from memfiles.config import DEFAULT_TOML
-from memfiles.memoryfile import parse, serialize
-from memfiles.supersession import valid_at
+from memfiles.format.config import DEFAULT_TOML
+from memfiles.format.memoryfile import parse, serialize
+from memfiles.ops.supersession import valid_at
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "FORMAT.md"
 

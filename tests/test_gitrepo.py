@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memfiles import gitrepo
 from memfiles.errors import GitError
+from memfiles.store import gitrepo
 
 
 def git(root: Path, *args: str) -> str:

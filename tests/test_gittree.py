@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memfiles import gittree
-from memfiles.gittree import FILE, FOLDER
+from memfiles.store import gittree
+from memfiles.store.gittree import FILE, FOLDER
 
 NAMES = ["a", "a.b", "a-b", "a0", "a/", "b", "MEMORY.md", "episodes", "u00001", "u00010", "z", "é"]
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memfiles import layout
 from memfiles.cli import app
-from memfiles.config import DEFAULT_TOML, Config, parse_config
 from memfiles.errors import ConfigError, ScopeError
-from memfiles.home import choose_scope
+from memfiles.format import layout
+from memfiles.format.config import DEFAULT_TOML, Config, parse_config
+from memfiles.ops.home import choose_scope
 
 runner = CliRunner()
 
@@ -118,7 +118,7 @@ def test_a_symlinked_memory_file_is_not_written_through(home: Path, isolated: Pa
 
 
 def test_settings_are_read_again_when_mem_toml_changes(home: Path) -> None:
-    from memfiles.config import load_config
+    from memfiles.format.config import load_config
 
     (home / ".cache").mkdir(exist_ok=True)
     first = load_config(home / "mem.toml")

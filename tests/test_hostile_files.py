@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memfiles.cli import app
-from memfiles.config import parse_config
 from memfiles.errors import ConfigError, FileFormatError
-from memfiles.memoryfile import parse
+from memfiles.format.config import parse_config
+from memfiles.format.memoryfile import parse
 
 runner = CliRunner()
 FRONT = b"---\nscope: user:a\nfacts:\n"

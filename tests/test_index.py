@@ -14,12 +14,14 @@ import pytest
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from memfiles import clock, episodes, index, indexed, retrieve
+from memfiles import clock
 from memfiles.cli import app
-from memfiles.episodes import CandidateFact, Episode, Invalidation
-from memfiles.home import HomeContext, open_context
-from memfiles.layout import Paths, Scope
-from memfiles.recall import episode_document
+from memfiles.format import episodes
+from memfiles.format.episodes import CandidateFact, Episode, Invalidation
+from memfiles.format.layout import Paths, Scope
+from memfiles.ops.home import HomeContext, open_context
+from memfiles.recall import index, indexed, retrieve
+from memfiles.recall.ranking import episode_document
 
 NOW = "2026-11-29T12:00:00Z"
 ALICE = Scope("user", "alice")
@@ -130,9 +132,9 @@ def store(home: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRe
     """A home with 300 episodes over two years in user:alice and 60 in org:acme, plus one broken file.
 
     Every test runs twice: with the files listed before ranking, and listed by a forked process while
-    recall ranks on the index (what scopes of memfiles.indexed.LIST_LATER episodes or more do).
+    recall ranks on the index (what scopes of memfiles.recall.indexed.LIST_LATER episodes or more do).
     """
-    from memfiles import indexed
+    from memfiles.recall import indexed
 
     if request.param == "listed in another process":
         monkeypatch.setattr(indexed, "LIST_LATER", 1)
@@ -353,7 +355,7 @@ def test_documents_and_episodes_round_trip_through_the_index_encoding() -> None:
 
 @hypothesis.given(st.text(alphabet="ab.\n\x00-_MDdm é", max_size=8), st.sampled_from(["", ".md", "md", "DIGEST.md"]))
 def test_episode_names_are_recognised_as_the_file_scan_does(start: str, end: str) -> None:
-    from memfiles.layout import _EPISODE_FILE, DIGEST_NAME, is_episode_name
+    from memfiles.format.layout import _EPISODE_FILE, DIGEST_NAME, is_episode_name
 
     name = start + end
     assert is_episode_name(name) == (_EPISODE_FILE.fullmatch(name) is not None and name != DIGEST_NAME)

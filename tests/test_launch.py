@@ -251,9 +251,9 @@ def both(home: Path, argv: list[str], given: str | None = None) -> list[tuple[in
 def test_same_outcome_either_way(
     isolated: Path, argv: list[str], given: str | None, code: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memfiles.home import init_home, open_context
-    from memfiles.layout import Scope
-    from memfiles.writepath import NewEpisode, NewFact, add_episodes, add_fact
+    from memfiles.format.layout import Scope
+    from memfiles.ops.home import init_home, open_context
+    from memfiles.ops.writepath import NewEpisode, NewFact, add_episodes, add_fact
 
     monkeypatch.setenv("MEM_NOW", "2026-08-01T09:00:00Z")
     for copy in ("quick", "typer"):  # the same memory in both, for recall to find
@@ -310,7 +310,7 @@ def test_the_garbage_collector_is_paused_for_a_lint_run_that_ends_the_process(
 ) -> None:
     import gc
 
-    from memfiles import lint
+    from memfiles.lint import engine as lint
 
     (tmp_path / "note.md").write_text("plain words\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)

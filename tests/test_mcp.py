@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from memfiles.cli import app
 from memfiles.errors import NotFoundError, RefusedError, ScopeError
-from memfiles.home import open_context
-from memfiles.mcp_server import Tools
+from memfiles.mcp import Tools
+from memfiles.ops.home import open_context
 
 HAVE_MCP = importlib.util.find_spec("mcp") is not None and importlib.util.find_spec("mcp.server.mcpserver") is not None
 needs_mcp = pytest.mark.skipif(not HAVE_MCP, reason="the mcp>=2 SDK is not installed (pip install -e '.[dev]')")

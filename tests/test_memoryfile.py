@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memfiles.errors import FileFormatError
-from memfiles.memoryfile import MemoryDoc, parse, serialize
-from memfiles.model import Fact
+from memfiles.format.memoryfile import MemoryDoc, parse, serialize
+from memfiles.format.model import Fact
 
 GOOD = b"""---
 scope: user:alice
@@ -138,7 +138,7 @@ def test_libyaml_writes_what_the_python_emitter_writes(entries: list[dict[str, o
     # dump_frontmatter takes libyaml's emitter only for text it writes byte for byte the same
     import yaml
 
-    from memfiles.memoryfile import _dumper, _libyaml_safe
+    from memfiles.format.memoryfile import _dumper, _libyaml_safe
 
     if not hasattr(yaml, "CSafeDumper"):
         pytest.skip("PyYAML without libyaml")
@@ -151,7 +151,7 @@ def test_libyaml_writes_what_the_python_emitter_writes(entries: list[dict[str, o
 
 @pytest.mark.parametrize("text", ["party 🎉", "line\x85break", "mixed é and 🙂"])
 def test_text_libyaml_writes_differently_takes_the_python_emitter(text: str) -> None:
-    from memfiles.memoryfile import _libyaml_safe
+    from memfiles.format.memoryfile import _libyaml_safe
 
     assert not _libyaml_safe({"facts": [{"value": text}]})
     assert _libyaml_safe({"facts": [{"value": text.replace("🎉", "").replace("\x85", "").replace("🙂", "")}]})
@@ -163,6 +163,6 @@ def test_ids_hash_as_hashlib_does(text: str) -> None:
     # fact and episode ids must come out the same on every machine, whichever SHA-256 module it has
     import hashlib
 
-    from memfiles.model import sha256_hex
+    from memfiles.format.model import sha256_hex
 
     assert sha256_hex(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memfiles import supersession
-from memfiles.memoryfile import MemoryDoc, parse, serialize
-from memfiles.merge import merge, merge_facts
-from memfiles.model import Fact, fact_id, normalise_value
+from memfiles.format.memoryfile import MemoryDoc, parse, serialize
+from memfiles.format.model import Fact, fact_id, normalise_value
+from memfiles.ops import supersession
+from memfiles.ops.merge import merge, merge_facts
 
 SCOPE = "user:alice"
 

@@ -1,4 +1,4 @@
-"""memfiles.plainyaml writes what PyYAML writes, reads back only that, and hands everything else to PyYAML."""
+"""memfiles.format.plainyaml writes what PyYAML writes, reads back only that, and hands everything else to PyYAML."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memfiles import plainyaml
-from memfiles.memoryfile import _dumper, _loader, parse, serialize
+from memfiles.format import plainyaml
+from memfiles.format.memoryfile import _dumper, _loader, parse, serialize
 
 # Text heavy in what YAML gives a meaning to: indicators, quotes, digits, the words of its resolvers.
 _TRICKY = st.text(

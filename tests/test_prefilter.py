@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memfiles import rules
-from memfiles.prefilter import Prefilter, _Scan
-from memfiles.textview import _SPACED_ASCII, _SPACED_GATE, SHAPE, SHAPE_BYTES, fold
+from memfiles.lint import rules
+from memfiles.lint.prefilter import Prefilter, _Scan
+from memfiles.lint.textview import _SPACED_ASCII, _SPACED_GATE, SHAPE, SHAPE_BYTES, fold
 
 STATE = [
     "seen", "anchor_rules", "anchor_words", "token_atoms", "group_words", "token_branches", "trigger_words",
@@ -38,14 +38,14 @@ TOKEN = st.text(alphabet="aegiorstuyfdp0123456789-_'/=$@", min_size=1, max_size=
 @given(st.text(alphabet="abz019@$-_'/=. ", max_size=12) | TOKEN)
 def test_leetspeak_tokens_are_letters_mixed_with_leet_digits(token: str) -> None:
     # _LEET_TOKEN, written so that it cannot backtrack, still matches where the plain form does
-    from memfiles.prefilter import _LEET_TOKEN
+    from memfiles.lint.prefilter import _LEET_TOKEN
 
     assert bool(_LEET_TOKEN.match(token)) == bool(re.match(r"(?=.*[a-z].*[a-z]).*[0-9@$]", token))
 
 
 def test_ascii_text_is_translated_through_bytes_as_through_the_str_tables() -> None:
-    from memfiles.prefilter import _LEET_BYTES, _SEPARATOR_BYTES, SEPARATORS
-    from memfiles.textview import LEET
+    from memfiles.lint.prefilter import _LEET_BYTES, _SEPARATOR_BYTES, SEPARATORS
+    from memfiles.lint.textview import LEET
 
     every = "".join(map(chr, range(128)))
     assert every.encode("ascii").translate(_SEPARATOR_BYTES).decode("ascii") == every.translate(SEPARATORS)
@@ -65,7 +65,7 @@ def test_the_key_keeps_only_the_digits_held_by_texts_of_one_letter_at_most() -> 
 def test_the_key_never_makes_a_digit_an_anchor_holds() -> None:
     # 0 held by the anchor `x0` (one letter): the other digits become 1, and `x7-1` cannot turn into `x0-1`.
     # The 7 of `ab7` (two letters) is keyed, but a token holding `ab7` is leetspeak and never keyed.
-    from memfiles.findings import WARNING, Rule
+    from memfiles.lint.findings import WARNING, Rule
 
     rule = Rule("MEM398", WARNING, "test", "", "", "", lambda line: iter(()), view="raw", anchors=("x0", "ab7"))
     prefilter = Prefilter([rule], hidden=[], long=[])
@@ -88,7 +88,7 @@ def test_words_learnt_by_key_trigger_what_they_would_alone(batches: list[set[str
 
 def test_a_digit_an_anchor_holds_is_not_keyed_away() -> None:
     # `k9` (one letter: tokens holding it are not leetspeak, so they are keyed) matches `k9-1234`, not `k0-1234`
-    from memfiles.findings import WARNING, Rule
+    from memfiles.lint.findings import WARNING, Rule
 
     rule = Rule("MEM399", WARNING, "test", "", "", "", lambda line: iter(()), view="raw", anchors=("k9",))
     prefilter = Prefilter([rule], hidden=[], long=[])
@@ -113,7 +113,7 @@ def test_words_learnt_by_key_in_a_lint_run_find_the_same_lines() -> None:
 def test_quiet_words_are_the_learnt_ones_that_trigger_nothing_also_once_the_triggers_change() -> None:
     # The first texts hold more of `write` and `reply` than of `in`: after them, `reply … in` is looked for
     # by `in`, a word learnt quiet at first. A prefilter that treats no word as quiet finds the same lines.
-    from memfiles.prefilter import _WARM_UP
+    from memfiles.lint.prefilter import _WARM_UP
 
     texts = [f"write {n} and reply to write a note\nfiled in April, write {n}\n" for n in range(_WARM_UP)]
     texts += [f"Reply in French {n}\nwith notes in {n}\n" for n in range(20)]
@@ -221,9 +221,9 @@ def test_the_quick_test_for_quiet_words_of_letters_lets_through_each_thing_a_wor
 @given(TOKEN | st.tuples(TOKEN, st.sampled_from(_TEXTS), TOKEN).map("".join))
 def test_a_token_holds_the_atoms_of_its_words_and_of_its_leetspeak_reading(token: str) -> None:
     # _words may leave out the token's own words when its reading's words hold all their atoms
-    from memfiles.prefilter import _LEET_TOKEN, _words
-    from memfiles.required import WORD
-    from memfiles.textview import LEET
+    from memfiles.lint.prefilter import _LEET_TOKEN, _words
+    from memfiles.lint.required import WORD
+    from memfiles.lint.textview import LEET
 
     prefilter, branches = _PREFILTER, _PREFILTER.branches
     both = WORD.findall(token) + (WORD.findall(token.translate(LEET)) if _LEET_TOKEN.match(token) else [])
@@ -253,7 +253,7 @@ def test_spelled_out_letters_have_the_shape_asasa(view: str) -> None:
 
 def _fold_the_long_way(line: str) -> str:
     # textview.fold for an ASCII line without its shortcuts: leetspeak read everywhere, _SPACED looked for always
-    from memfiles.textview import _LEET_WORD, _SPACED, LEET
+    from memfiles.lint.textview import _LEET_WORD, _SPACED, LEET
 
     view = _LEET_WORD.sub(lambda m: m.group(0).translate(LEET), line.lower())
     return _SPACED.sub(lambda m: m.group(0)[::2], view)
@@ -286,7 +286,7 @@ def test_a_benign_guarded_write_never_splits_a_rule_into_branches() -> None:
     import sys
 
     code = (
-        "from memfiles import rules; from memfiles.findings import FirstOf; "
+        "from memfiles.lint import rules; from memfiles.lint.findings import FirstOf; "
         "assert rules.guard('prefers email over SMS for invoices') is None; "
         "print(sum(r.check._branches is not None for r in rules.RULES if isinstance(r.check, FirstOf)))"
     )

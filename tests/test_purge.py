@@ -8,8 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from memfiles import gitrepo
 from memfiles.cli import app
+from memfiles.store import gitrepo
 
 runner = CliRunner()
 

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from memfiles.cli import app
-from memfiles.model import Fact
-from memfiles.recall import DocumentCorpus, Query, decay, fact_document, prepare, score_document, stem, terms
+from memfiles.format.model import Fact
+from memfiles.recall.ranking import DocumentCorpus, Query, decay, fact_document, prepare, score_document, stem, terms
 
 runner = CliRunner()
 BIN = Path(sys.executable).parent
@@ -299,7 +299,7 @@ def test_read_only_commands_do_not_import_git(home: Path) -> None:
         "    except SystemExit as exc:\n"
         "        assert not exc.code, exc.code\n"
         "bad = sorted(m for m in sys.modules if m == 'git' or m.startswith('git.') or m in "
-        "('memfiles.gitrepo', 'memfiles.writepath'))\n"
+        "('memfiles.store.gitrepo', 'memfiles.ops.writepath'))\n"
         "print('LOADED', bad)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 import yaml
 
-from memfiles.config import parse_config
-from memfiles.home import init_home
+from memfiles.format.config import parse_config
+from memfiles.ops.home import init_home
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from memfiles import supersession
 from memfiles.cli import app
-from memfiles.home import open_context
-from memfiles.layout import parse_scope
-from memfiles.memoryfile import MemoryDoc, parse, serialize
-from memfiles.model import Fact, fact_id
-from memfiles.render import clean
-from memfiles.retrieve import render_memory
+from memfiles.format.layout import parse_scope
+from memfiles.format.memoryfile import MemoryDoc, parse, serialize
+from memfiles.format.model import Fact, fact_id
+from memfiles.ops import supersession
+from memfiles.ops.home import open_context
+from memfiles.recall.render import clean
+from memfiles.recall.retrieve import render_memory
 
 runner = CliRunner()
 ITEM_LINE = re.compile(r'^\[(memory|conflict|episode) · [^\]"<>\n]*\] (value=)?"[^"<>\n]*"$')

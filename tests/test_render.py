@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memfiles.cli import app
-from memfiles.episodes import Episode
 from memfiles.errors import FileFormatError, MemError
-from memfiles.model import Fact, fact_id
-from memfiles.recall import Item, Relevance
-from memfiles.render import block, escape, estimate_tokens, item_line, markdown, splice
+from memfiles.format.episodes import Episode
+from memfiles.format.model import Fact, fact_id
+from memfiles.recall.ranking import Item, Relevance
+from memfiles.recall.render import block, escape, estimate_tokens, item_line, markdown, splice
 
 runner = CliRunner()
 GOLDEN = Path(__file__).parent / "golden"

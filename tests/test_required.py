@@ -1,4 +1,4 @@
-"""What every match of a rule's branch needs (memfiles.required), and the prefilter that relies on it."""
+"""What every match of a rule's branch needs (memfiles.lint.required), and the prefilter that relies on it."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memfiles import rule_needs
-from memfiles.findings import FirstOf
-from memfiles.required import WORD, Atom, requirements, stored_atoms, stored_needs, table_source
-from memfiles.rules import RULES, check_line, check_text
+from memfiles.lint import rule_needs
+from memfiles.lint.findings import FirstOf
+from memfiles.lint.required import WORD, Atom, requirements, stored_atoms, stored_needs, table_source
+from memfiles.lint.rules import RULES, check_line, check_text
 
 PATTERN_RULES = [rule for rule in RULES if isinstance(rule.check, FirstOf) and rule.view == "folded"]
 BRANCHES = [(rule.code, index, branch) for rule in PATTERN_RULES for index, branch in enumerate(rule.check.branches)]
@@ -124,13 +124,13 @@ def test_what_cannot_be_read_requires_nothing() -> None:
 
 def test_every_instruction_branch_can_be_looked_for() -> None:
     # a branch with nothing to look for would run on every line of every file
-    from memfiles.rules import prefilter
+    from memfiles.lint.rules import prefilter
 
     assert prefilter().branches.unanchored == []
 
 
 def test_the_stored_table_is_current() -> None:
-    # memfiles/rule_needs.py only saves start-up time: regenerate with `python -m memfiles.required`
+    # memfiles/lint/rule_needs.py only saves start-up time: regenerate with `python -m memfiles.lint.required`
     assert Path(rule_needs.__file__).read_text(encoding="utf-8") == table_source(PATTERN_RULES)
     atoms = stored_atoms()
 
@@ -207,8 +207,8 @@ def test_the_prefilter_never_hides_a_match_of_any_branch(
 
 
 def test_a_rule_the_table_does_not_know_is_prefiltered_all_the_same() -> None:
-    from memfiles.findings import WARNING, Rule, first_of
-    from memfiles.prefilter import Prefilter
+    from memfiles.lint.findings import WARNING, Rule, first_of
+    from memfiles.lint.prefilter import Prefilter
 
     rule = Rule("MEM199", WARNING, "test", "", "", "", first_of(r"\bplugh\s+(?:\w+\s+)?xyzzy\b"))
     prefilter = Prefilter([rule], hidden=[], long=[])
@@ -219,6 +219,6 @@ def test_a_rule_the_table_does_not_know_is_prefiltered_all_the_same() -> None:
 def test_the_prefilters_character_sets_are_strings_own() -> None:
     import string
 
-    from memfiles.prefilter import ASCII_LOWERCASE, PUNCTUATION
+    from memfiles.lint.prefilter import ASCII_LOWERCASE, PUNCTUATION
 
     assert (string.punctuation, string.ascii_lowercase) == (PUNCTUATION, ASCII_LOWERCASE)

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from memfiles.episodes import Episode
-from memfiles.recall import (
+from memfiles.format.episodes import Episode
+from memfiles.recall.ranking import (
     Document,
     DocumentCorpus,
     Options,
@@ -21,7 +21,7 @@ from memfiles.recall import (
     stem,
     terms,
 )
-from memfiles.timeterms import WHEN, asks_when, episode_terms, query_dates, says_when
+from memfiles.recall.timeterms import WHEN, asks_when, episode_terms, query_dates, says_when
 
 
 def _episode(summary: str, at: str = "2026-05-08T10:00:00Z", session: str | None = None, n: int = 0) -> Episode:

@@ -8,9 +8,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memfiles import supersession
-from memfiles.memoryfile import MemoryDoc, parse, serialize
-from memfiles.model import Fact, fact_id
+from memfiles.format.memoryfile import MemoryDoc, parse, serialize
+from memfiles.format.model import Fact, fact_id
+from memfiles.ops import supersession
 
 
 def make(value: str, at: str, confidence: str = "stated", key: str = "k") -> Fact:

@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from memfiles.cli import app
-from memfiles.home import init_home
-from memfiles.memoryfile import parse, split_frontmatter
-from memfiles.model import fact_id
+from memfiles.format.memoryfile import parse, split_frontmatter
+from memfiles.format.model import fact_id
+from memfiles.ops.home import init_home
 
 BIN = os.path.dirname(sys.executable)
 MEMORY = "users/alice/MEMORY.md"
@@ -336,7 +336,7 @@ def test_homes_with_unrelated_histories_are_not_merged_silently(
 def test_a_push_that_loses_a_race_fetches_merges_and_pushes_again(
     machines: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memfiles import gitrepo
+    from memfiles.store import gitrepo
 
     _remote, one, two = machines
     real_push = gitrepo.push

@@ -1,0 +1,1 @@
+"""The lint engine and its rules, which are also the write guard."""

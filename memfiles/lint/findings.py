@@ -1,0 +1,239 @@
+"""The vocabulary of the text rules: a Rule (what it catches, why, how to fix) and a Finding (one hit).
+
+Kept apart from `memfiles.lint.rules` so that each rule family module can import these types without
+importing the module that assembles the families.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+ERROR = "error"
+WARNING = "warning"
+
+
+class LazyPattern:
+    """A regular expression compiled the first time it is used, with the methods the rules call.
+
+    A guarded write checks one short value, on which most rules never run: compiling all their
+    expressions as the rule modules load was 3-4 ms of every `mem add`.
+    """
+
+    __slots__ = ("_compiled", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().search(string, pos, endpos)
+
+    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled().match(string, pos, endpos)
+
+    def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
+        return self.compiled().finditer(string, pos, endpos)
+
+    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
+        return self.compiled().findall(string, pos, endpos)
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
+        return self.compiled().sub(repl, string, count)
+
+
+# A check takes one line of text (the view named by Rule.view) and yields (start, end) spans in it.
+Check = Callable[[str], Iterator[tuple[int, int]]]
+
+
+# The records of a lint run are plain classes and named tuples, not dataclasses: importing `dataclasses` (and
+# `inspect` with it) and making these six classes took 21 ms of every `mem lint`, before it shares out its files.
+
+
+class Finding(NamedTuple):
+    """One rule hit: code, severity, message, 1-based line and column, and the text it matched."""
+
+    code: str
+    severity: str
+    message: str
+    line: int
+    col: int
+    excerpt: str
+
+
+class Rule:
+    """A named text rule: what it catches, why it matters and how to fix it (`mem lint --explain`).
+
+    `view` is the form of the line the check reads: "folded" (NFKC, case-folded, homoglyphs and
+    leetspeak mapped, zero-width removed, spaced letters joined) or "raw" (the line as written).
+    `mask` hides most of the excerpt (secrets must not be copied into reports or logs).
+    `example` is caught by the rule, `near_miss` is not (both shown by --explain and in docs/LINT.md).
+    `anchors` are words (prefixes; `$` = whole word) or symbols one of which every match contains:
+    memfiles.lint.prefilter runs the rule only on lines that contain one (syntax there). Rules on the
+    folded view list none: the prefilter reads what they need off their patterns (memfiles.lint.required).
+
+    Rules compare and hash by identity (fast set membership); they are not changed once made.
+    """
+
+    __slots__ = (
+        "anchors", "catches", "check", "code", "example", "fix", "mask", "name", "near_miss", "severity", "view", "why",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        code: str,
+        severity: str,
+        name: str,
+        catches: str,
+        why: str,
+        fix: str,
+        check: Check,
+        view: str = "folded",
+        mask: bool = False,
+        example: str = "",
+        near_miss: str = "",
+        anchors: tuple[str, ...] = (),
+    ) -> None:
+        self.code, self.severity, self.name, self.catches, self.why, self.fix = code, severity, name, catches, why, fix
+        self.check, self.view, self.mask, self.example, self.near_miss = check, view, mask, example, near_miss
+        self.anchors = anchors
+
+    def __repr__(self) -> str:
+        return f"Rule({self.code!r}, {self.name!r})"
+
+    def with_anchors(self, anchors: tuple[str, ...]) -> Rule:
+        """The same rule with `anchors` (a new object: rules are not changed once made)."""
+        return Rule(
+            self.code, self.severity, self.name, self.catches, self.why, self.fix, self.check,
+            self.view, self.mask, self.example, self.near_miss, anchors,
+        )  # fmt: skip
+
+
+def regex_check(*patterns: str, flags: int = 0) -> Check:
+    """A check that reports the first match of each pattern (one finding per pattern per line at most)."""
+    compiled = [re.compile(p, flags) for p in patterns]
+
+    def check(line: str) -> Iterator[tuple[int, int]]:
+        seen: set[int] = set()
+        for pattern in compiled:
+            match = pattern.search(line)
+            if match and match.start() not in seen:
+                seen.add(match.start())
+                yield match.start(), max(match.end(), match.start() + 1)
+
+    return check
+
+
+# What can split a pattern into its alternatives: an escape, a character set (which may hold `|`, `(`
+# and, first, `]`), a group's edge, a `|`. Everything else is passed over in C.
+_SPLITTERS = re.compile(r"\\.|\[\^?\]?(?:\\.?|[^\]\\])*(?:\]|\Z)|[()|]", re.DOTALL)
+
+
+def _branches(pattern: str) -> list[str]:
+    """The top-level alternatives of `pattern` (`a|b(c|d)` -> `a`, `b(c|d)`)."""
+    branches: list[str] = []
+    depth, start = 0, 0
+    for match in _SPLITTERS.finditer(pattern):
+        token = match.group()
+        if token == "(":
+            depth += 1
+        elif token == ")":
+            depth -= 1
+        elif token == "|" and depth == 0:
+            branches.append(pattern[start : match.start()])
+            start = match.end()
+    return [*branches, pattern[start:]]
+
+
+def alternation(patterns: Sequence[str]) -> str:
+    """One regular expression matching what any of `patterns` matches, leftmost first, earlier patterns first.
+
+    Consecutive alternatives that start with `\\b` share one `\\b` test: the regex engine then tries
+    them only at word boundaries instead of each in turn at every position (2-3 times faster).
+    """
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if len(run) >= 2:
+            out.append(r"\b(?:" + "|".join(f"(?:{p[2:]})" for p in run) + ")")
+        else:
+            out.extend(f"(?:{p})" for p in run)
+        run.clear()
+
+    for pattern in patterns:
+        for branch in _branches(pattern):
+            if branch.startswith(r"\b"):
+                run.append(branch)
+            else:
+                flush()
+                out.append(f"(?:{branch})")
+    flush()
+    return "|".join(out)
+
+
+class FirstOf:
+    """A check that reports only the earliest match among its patterns (one finding per line).
+
+    `branches` are the patterns' top-level alternatives, in order. `search(line, selected)` looks
+    for the selected ones only, which gives the same result on a line where the others cannot
+    match: memfiles.lint.prefilter selects, for each line, the branches whose required words
+    (memfiles.lint.required) it holds.
+    """
+
+    def __init__(self, *patterns: str, flags: int = 0) -> None:
+        self.patterns = patterns
+        self.flags = flags | re.MULTILINE
+        self._branches: tuple[str, ...] | None = None
+        self._all: re.Pattern[str] | None = None  # compiled on first use: start-up matters
+        self._each: dict[int, re.Pattern[str]] = {}
+
+    @property
+    def branches(self) -> tuple[str, ...]:
+        """The patterns' top-level alternatives, split on first use: a guarded write whose value reaches no
+        branch never needs them (splitting every rule's patterns took 2.5 ms of every write)."""
+        if self._branches is None:
+            self._branches = tuple(branch for pattern in self.patterns for branch in _branches(pattern))
+        return self._branches
+
+    def __call__(self, line: str) -> Iterator[tuple[int, int]]:
+        return self.search(line)
+
+    def search(self, line: str, selected: frozenset[int] | None = None) -> Iterator[tuple[int, int]]:
+        """The earliest match among the `selected` branches (all when None), as one (start, end) span.
+
+        The selected branches are searched one by one: the earliest start wins and, at the same start,
+        the branch that comes first, which is the match their alternation would find.
+        """
+        match: re.Match[str] | None = None
+        if selected is None:
+            if self._all is None:
+                self._all = re.compile(alternation(self.branches), self.flags)
+            match = self._all.search(line)
+        else:
+            for index in sorted(selected):
+                pattern = self._each.get(index)
+                if pattern is None:
+                    pattern = self._each[index] = re.compile(self.branches[index], self.flags)
+                found = pattern.search(line)
+                if found and (match is None or found.start() < match.start()):
+                    match = found
+        if match:
+            yield match.start(), max(match.end(), match.start() + 1)
+
+
+def first_of(*patterns: str, flags: int = 0) -> FirstOf:
+    """A check that reports only the earliest match among all patterns (one finding per line)."""
+    return FirstOf(*patterns, flags=flags)
+
+
+def words(text: str) -> list[str]:
+    """The whitespace-separated words of `text` (keeps long anchor lists readable in the rule modules)."""
+    return text.split()

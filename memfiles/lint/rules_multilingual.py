@@ -1,0 +1,102 @@
+"""The core instruction phrases of MEM103-MEM106 in French, Spanish, Portuguese, Italian, German and Chinese.
+
+Jailbreaks are translated to get past English keyword filters. Only the unmistakable openers are
+covered: ignore your (previous) instructions or everything above, you are now / act as / pretend
+to be / developer mode, no restrictions or filters / never refuse (tied to an AI so that "sans
+limites" in a phone plan stays clean), and your system prompt. The patterns read the folded view
+(memfiles.lint.textview): lower case and accents removed, so `précédentes` is written `precedentes`.
+"""
+
+from __future__ import annotations
+
+_Q = r"['’]"  # apostrophe, straight or typographic
+_AI = (
+    r"(?:ai|ia|ki|intelligence artificielle|inteligencia artificial|inteligencia artificiale|intelligenza artificiale|"
+    r"kunstliche intelligenz|assistant|asistente|assistente|assistent|chatbot|bot|sprachmodell|modele|modelo|modello)"
+)
+
+IGNORE = [
+    # fr: ignore toutes les instructions précédentes / oublie tes règles
+    r"\b(?:ignore[rz]?|oublie[rz]?|ne tiens pas compte d)\w*\s+(?:toutes?\s+)?(?:les\s+|tes\s+|vos\s+)?"
+    r"(?:instructions?|consignes?|regles?|directives?)\s+(?:\w+\s+)?(?:precedentes|anterieures|ci-dessus|initiales|"
+    r"d" + _Q + r"origine|du systeme)\b",
+    r"\b(?:ignore[rz]?|oublie[rz]?)\s+(?:toutes?\s+(?:les\s+|tes\s+|vos\s+)?|tes\s+|vos\s+)(?:instructions?|consignes?|"
+    r"regles?|directives?)\b",
+    # es / pt / it: ignora todas las instrucciones anteriores / esqueça suas regras / dimentica le istruzioni
+    r"\b(?:ignora[rd]?|ignore|olvida[rd]?|omite|esquec[ae]r?|desconsidere|dimentica(?:te|re)?|ignorate)\s+"
+    r"(?:todas\s+|tutte\s+)?(?:las\s+|as\s+|le\s+|tus\s+|sus\s+|suas\s+|tuas\s+|tue\s+|sue\s+|vostre\s+)?"
+    r"(?:instrucciones|instrucoes|istruzioni|indicaciones|regras|reglas|regole|directrices|diretrizes|direttive)\s+"
+    r"(?:\w+\s+)?(?:anteriores|previas|precedenti|iniciales|iniciais|iniziali|originales|originais|originali|"
+    r"de arriba|acima|sopra|del sistema|do sistema)\b",
+    r"\b(?:ignora[rd]?|ignore|olvida[rd]?|esquec[ae]r?|dimentica(?:te|re)?)\s+(?:todas\s+(?:las\s+|as\s+)?|"
+    r"tutte\s+le\s+|tus\s+|sus\s+|suas\s+|tuas\s+|tue\s+|sue\s+)(?:instrucciones|instrucoes|istruzioni|reglas|regras|"
+    r"regole)\b",
+    # de: ignoriere alle vorherigen Anweisungen / vergiss deine Regeln
+    r"\b(?:ignorier\w*|vergiss|vergessen sie|missachte\w*)\s+(?:\w+\s+)?(?:alle|deine|ihre|die vorherigen|vorherigen|"
+    r"bisherigen|obigen|vorigen|fruheren|ursprunglichen)\s+(?:\w+\s+)?(?:anweisungen|instruktionen|regeln|"
+    r"richtlinien|vorgaben|befehle)\b",
+    # forget everything above: oublie tout ce qui précède / olvida todo lo anterior / vergiss alles, was du bisher …
+    r"\b(?:oublie[rz]?|ignore[rz]?)\s+tout\s+ce\s+(?:qui\s+precede|que\s+(?:tu\s+sais|je\s+t" + _Q + r"ai\s+dit|"
+    r"l" + _Q + r"on\s+t" + _Q + r"a\s+dit))|\b(?:olvida|ignora)\s+todo\s+lo\s+(?:anterior|previo|que\s+te\s+"
+    r"(?:dije|dijeron|han\s+dicho))|\b(?:esqueca|ignore)\s+tudo\s+(?:o\s+que\s+(?:foi\s+dito|eu\s+disse)\s+)?"
+    r"(?:antes|anteriormente|acima)|\bdimentica\s+tutto\s+(?:quello|cio)\s+(?:che|chi)\b|"
+    r"\bvergiss\s+alles,?\s+(?:was\s+)?(?:du\s+)?(?:bisher|zuvor|vorher)\b",
+    # zh: 忽略之前的所有指令 / 忘记你之前收到的所有指示
+    r"(?:忽略|忽视|无视|忘记|忘掉|不要理会|不再遵守)[^。\n]{0,8}?(?:之前|以前|先前|上面|以上|前面|所有|你的|一切|全部|原来|原有|系统)"
+    r"[^。\n]{0,8}?(?:指令|指示|说明|规则|提示|命令|设定|限制)",
+]
+
+ROLE = [
+    # fr: tu es maintenant / agis comme / fais semblant d'être / mets-toi dans la peau d'un
+    r"\btu es (?:maintenant|desormais|a present|dorenavant)\b|\b(?:a partir de maintenant|desormais|dorenavant),? "
+    r"tu (?:es|seras|vas|dois|reponds)\b",
+    r"\b(?:agis|agissez|comporte-toi|comportez-vous|reponds|repondez)\s+(?:comme (?:si tu etais|un|une|le|la)|"
+    r"en tant qu" + _Q + r"?(?:e )?)\b",
+    r"\b(?:fais|faites) semblant d" + _Q + r"?(?:e )?etre\b|\b(?:joue|jouez|incarne|incarnez) (?:le role d|"
+    r"un personnage|le personnage)",
+    r"\b(?:te|toi|vous) (?:mettre|mets|mettez) dans (?:la|le|les) peaux? d|\bmets-toi dans (?:la|le) peau d",
+    r"\bmode (?:developpeur|sans restriction|sans filtre|dan)\b",
+    # es / pt / it: ahora eres / actúa como / finge ser / você agora é / ora sei / fingi di essere
+    r"\b(?:a partir de ahora|de ahora en adelante|ahora)\s+(?:tu\s+)?eres\b|\beres ahora\b",
+    r"\b(?:actua|actuar|actues|comportate|aja|atue|comporte-se|agisci|comportati)\s+como (?:si fueras|se fosse|"
+    r"un|una|um|uma)\b|\b(?:agisci|comportati) come (?:se fossi|un|una|il|la)\b",
+    r"\bfinge (?:que eres|ser)\b|\bfinja (?:que (?:voce )?e|ser)\b|\bfingi di essere\b|\bhaz de cuenta que eres\b",
+    r"\b(?:a partir de agora|de agora em diante|agora)\s+(?:voce\s+)?(?:e|sera)\s+(?:um|uma|o|a)\b|"
+    r"\bvoce (?:agora e|e agora)\b",
+    r"\b(?:ora|adesso|d" + _Q + r"ora in poi|da ora in poi|da adesso in poi)\s+(?:tu\s+)?sei\b",
+    r"\bmodo (?:desarrollador|desenvolvedor|sin restricciones|sem restricoes)\b|\bmodalita sviluppatore\b",
+    # de: du bist jetzt / tu so, als wärst du / gib vor, … zu sein / spiele die Rolle
+    r"\bdu bist (?:jetzt|nun|ab (?:jetzt|sofort|nun)|ab heute)\b|\bdu wirst (?:vorgeben|so tun)\b",
+    r"\btu\s+so,?\s+als (?:ob du|warst du|waerst du)\b|\bgib vor,? (?:\w+\s+){0,3}?zu sein\b|"
+    r"\b(?:spiele|spiel|ubernimm|uebernimm) die rolle\b|\bverhalte dich (?:wie|als)\b|\bentwicklermodus\b",
+    # zh: 你现在是 / 从现在开始你 / 扮演 / 假装你是 / 开发者模式
+    r"你现在是|现在你是|从现在开始[^。\n]{0,20}你|(?:请|你|您)(?:现在)?(?:要|将|来|需要|必须)?(?:扮演|假扮|充当)|假装你是|"
+    r"你(?:要|将|来)?假装|(?:开发者|开发人员|越狱|无限制)模式",
+]
+
+EXTRACTION = [
+    # your system prompt / initial instructions: ton prompt système, tu prompt de sistema, dein Systemprompt …
+    r"\b(?:ton|votre|tes|vos)\s+(?:prompt|message|instructions?|consignes?)\s+(?:systeme|initiales?|d"
+    + _Q
+    + r"origine)|"
+    r"\b(?:tu|su|tus|sus)\s+(?:prompt|mensaje|instrucciones)\s+(?:de(?:l)?\s+sistema|iniciales|originales)|"
+    r"\b(?:seu|teu|suas|tuas)\s+(?:prompt|mensagem|instrucoes)\s+(?:do\s+sistema|de\s+sistema|iniciais|originais)|"
+    r"\b(?:il\s+tuo|le\s+tue)\s+(?:prompt|messaggio|istruzioni)\s+(?:di\s+sistema|del\s+sistema|iniziali|originali)|"
+    r"\b(?:dein(?:en|e)?|ihr(?:en|e)?)\s+(?:system-?prompt|systemanweisungen|systemnachricht|anfangsanweisungen|"
+    r"ursprunglichen\s+anweisungen)",
+    r"(?:你|您)的(?:系统|初始|原始)?(?:提示词|指令|设定)|(?:你|您)的系统提示|系统提示词|初始指令|原始指令",
+]
+
+JAILBREAK = [
+    r"\b" + _AI + r"\b[^.\n]{0,40}\b(?:sans (?:aucune?\s+)?(?:restrictions?|limites?|filtres?|censure|ethique|morale|"
+    r"regles)|sin (?:ninguna?\s+)?(?:restricciones|limites|filtros|censura|etica|moral|reglas)|sem (?:nenhuma?\s+)?"
+    r"(?:restricoes|limites|filtros|censura|etica|moral|regras)|senza (?:alcuna?\s+)?(?:restrizioni|limiti|filtri|"
+    r"censura|etica|morale|regole)|ohne (?:jegliche\s+|irgendwelche\s+)?(?:einschrankungen|beschrankungen|filter|"
+    r"zensur|ethik|moral|regeln|grenzen))\b",
+    r"\bne (?:refuse|refuses|refusez) jamais\b(?!\s+(?:un|une|le|la|les|de|du|des|d" + _Q + r"|son|sa|ses|leur|"
+    r"mon|ma|mes)\b)|\bnunca (?:te )?(?:niegues|rechaces|recuses|recuse|negue)\b|\bnon rifiutare mai\b|"
+    r"\b(?:lehne|verweigere) (?:niemals|nie)\b|\bfais n" + _Q + r"importe quoi maintenant\b",
+    r"(?:ai|人工智能|助手|机器人|模型)[^。\n]{0,20}(?:没有|不受|摆脱)(?:任何)?(?:限制|约束|审查|道德|伦理|过滤)|"
+    r"(?:没有|不受|摆脱)(?:任何)?(?:道德|伦理)?(?:限制|约束|审查|道德|伦理|过滤)的(?:ai|人工智能|助手|机器人|模型)|"
+    r"你(?:从不|绝不|永远不|不会|不能|不可以|不得)拒绝|(?:永远|绝对)不要拒绝",
+]

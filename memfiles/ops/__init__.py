@@ -1,0 +1,1 @@
+"""Operations that change a home: the write path, consolidation, sync, purge, doctor."""

@@ -1,0 +1,411 @@
+"""Consolidation (FORMAT.md, "Consolidation"): the step that keeps a scope small, current and honest.
+
+`plan` is pure: a scope's files, the settings, "now" and (optionally) an extractor's validated answer
+in; a Plan out, holding the resulting facts, a line per change, the summary counts and the whole
+files to write and remove. In order:
+1. expire: facts past `expires_at`, or past their subject's TTL (mem.toml [ttl]) without one;
+2. apply episodes not yet consolidated, oldest first: `invalidates` supersede the key's current
+   facts (superseded_by = the episode), then `facts` go through the guarded write path's
+   validation and settlement; each episode is then marked consolidated;
+3. apply the extractor's answer: supersede, expire, then new facts through the same path;
+4. compress: consolidated episodes older than N days fold into their month's DIGEST.md.
+A refused value (instruction- or secret-shaped, over a limit) is skipped and reported; the rest applies.
+`run` is the one entry point with I/O: it asks the extractor, then applies the plan through writepath.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memfiles import clock
+from memfiles.errors import MemError, RefusedError
+from memfiles.format import digest, episodes
+from memfiles.format.config import Config
+from memfiles.format.episodes import Episode
+from memfiles.format.memoryfile import MemoryDoc, serialize
+from memfiles.format.model import Fact
+from memfiles.ops import scopefiles, supersession, writepath
+from memfiles.ops.scopefiles import ScopeFiles, StoredEpisode
+from memfiles.ops.writepath import FileChanges, NewFact
+
+if TYPE_CHECKING:
+    from memfiles.format.layout import Scope
+    from memfiles.ops.home import HomeContext
+    from memfiles.schema import ExtractorOutput
+
+LISTED_LINES = 50  # change lines and folded files named in a commit message; the rest are counted
+SOURCE = "consolidation"
+
+
+@dataclass(slots=True)
+class Summary:
+    """What one run did to one scope, in counts."""
+
+    episodes: int = 0
+    expired: int = 0
+    superseded: int = 0
+    added: int = 0
+    reinforced: int = 0
+    conflicts: int = 0
+    refused: int = 0
+    compressed: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+
+
+@dataclass(slots=True)
+class Plan:
+    """The changes consolidation makes to one scope, and why."""
+
+    scope: str
+    now: str
+    facts: list[Fact]
+    pending: list[Episode]
+    summary: Summary = field(default_factory=Summary)
+    changes: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    files: FileChanges | None = None
+    dry_run: bool = False
+    extractor: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.files is not None
+
+    def to_dict(self) -> dict[str, object]:
+        """The plan as JSON-ready data (`mem consolidate --json`)."""
+        counts = {item.name: getattr(self.summary, item.name) for item in fields(Summary)}
+        return {
+            "scope": self.scope,
+            "now": self.now,
+            "dry_run": self.dry_run,
+            "committed": self.changed and not self.dry_run,
+            "extractor": self.extractor,
+            **counts,
+            "changes": list(self.changes),
+            "refusals": list(self.refused),
+            "notes": list(self.notes),
+            "written": [relpath for _p, relpath, _d in self.files.writes] if self.files else [],
+            "removed": [relpath for _p, relpath in self.files.removes] if self.files else [],
+        }
+
+
+def plan(
+    files: ScopeFiles,
+    config: Config,
+    now: str,
+    older_than_days: float,
+    answer: ExtractorOutput | None = None,
+    seen: set[str] | None = None,
+) -> Plan:
+    """Plan one scope's consolidation (pure). `seen` limits the episodes applied to those an extractor read."""
+    scope = str(files.scope)
+    facts = [replace(f) for f in files.memory.facts]
+    before = {f.id: f.status for f in files.memory.facts}
+    pending = sorted(
+        (s for s in files.episodes if not s.episode.consolidated and (seen is None or s.episode.id in seen)),
+        key=lambda s: (s.episode.started_at[:10], s.episode.started_at, s.episode.id),
+    )
+    result = Plan(scope, now, facts, [s.episode for s in pending])
+    result.notes += [f"skipped {problem} (left as it is)" for problem in files.problems]
+    _expire(facts, config, now, result)
+    for stored in pending:
+        _apply_episode(facts, stored.episode, config, result)
+    if pending:
+        result.changes.append(f"applied {len(pending)} episode(s) and marked them consolidated")
+    if answer is not None:
+        _apply_answer(facts, answer, result.pending, config, now, result)
+    result.summary.episodes = len(pending)
+    _count(before, facts, result)
+    result.files = _files(files, facts, pending, now, older_than_days, result)
+    return result
+
+
+def _supersede(fact: Fact, status: str, end: str, by: str | None, reason: str) -> None:
+    fact.status, fact.valid_to, fact.superseded_by, fact.reason = status, end, by, reason
+
+
+def _ended(facts: list[Fact], key: str) -> None:
+    """A key whose conflict lost all but one side keeps that side as its active fact."""
+    current = [f for f in facts if f.key == key and f.is_current]
+    if len(current) == 1 and current[0].status == "conflict":
+        current[0].status, current[0].reason = "active", None
+
+
+def _expire(facts: list[Fact], config: Config, now: str, plan: Plan) -> None:
+    for fact in sorted((f for f in facts if f.is_current), key=lambda f: (f.key, f.stated_at, f.id)):
+        if clock.compare(fact.stated_at, now) > 0:
+            continue  # stated after now (a replay with an earlier clock): not ours to judge
+        if fact.expires_at:  # an explicit expiry wins over the subject's TTL
+            end, reason = fact.expires_at, f"expired on {fact.expires_at[:10]} (expires_at)"
+        else:
+            days = config.ttl_days.get(fact.subject, 0)
+            if days <= 0:
+                continue
+            end = clock.shift_days(supersession.latest(fact), days)
+            reason = f"not confirmed for {days} days (mem.toml [ttl] {fact.subject})"
+        if clock.compare(end, now) > 0:
+            continue
+        _supersede(fact, "expired", end, None, reason)
+        plan.changes.append(f"expired {fact.id} {fact.key} {_quote(fact.value)}: {reason}")
+        _ended(facts, fact.key)
+
+
+def _apply_episode(facts: list[Fact], episode: Episode, config: Config, plan: Plan) -> None:
+    start = episode.started_at
+    for stale in episode.invalidates:
+        try:
+            writepath.check_text_field(f"reason for invalidating {stale.key}", stale.reason, config.max_value_chars)
+        except RefusedError as exc:
+            plan.refused.append(f"{episode.id} invalidates {stale.key}: {exc.rule}: {exc.why}")
+            continue
+        for fact in [f for f in facts if f.key == stale.key and f.is_current]:
+            if clock.compare(supersession.latest(fact), start) > 0:
+                plan.notes.append(f"kept {fact.id} {fact.key}: stated after {episode.id} invalidated it")
+                continue
+            _supersede(fact, "superseded", start, episode.id, stale.reason.strip())
+            plan.changes.append(
+                f"superseded {fact.id} {fact.key} {_quote(fact.value)} by {episode.id}: {stale.reason.strip()}"
+            )
+        _ended(facts, stale.key)
+    for candidate in episode.facts:
+        subject = candidate.subject or _subject_of(facts, candidate.key)
+        inferred = candidate.confidence != "stated"
+        new = NewFact(candidate.key, candidate.value, subject, inferred, SOURCE, episode.id, start)
+        _write(facts, new, config, plan, f"{episode.id} fact {candidate.key}")
+
+
+def _subject_of(facts: list[Fact], key: str) -> str:
+    """A candidate without a subject takes its key's (newest) subject, else user_preference."""
+    known = [f for f in facts if f.key == key]
+    return max(known, key=lambda f: f.stated_at).subject if known else "user_preference"
+
+
+def _write(facts: list[Fact], new: NewFact, config: Config, plan: Plan, what: str) -> None:
+    """One new fact through the guarded write path: validate and guard, then settle (or report the refusal)."""
+    try:
+        fact = writepath.validate(new, config)
+        outcome = writepath.settle(facts, fact, config, plan.scope)
+    except RefusedError as exc:
+        plan.refused.append(f"{what}: {exc.rule}: {exc.why}")
+        return
+    except MemError as exc:
+        plan.refused.append(f"{what}: {exc}")
+        return
+    if outcome.kind == "reinforced":
+        plan.summary.reinforced += 1
+    plan.changes.append(f"{outcome.line()} {fact.key} {_quote(fact.value)} ({new.ref or 'extractor'})")
+
+
+def _apply_answer(
+    facts: list[Fact], answer: ExtractorOutput, pending: list[Episode], config: Config, now: str, plan: Plan
+) -> None:
+    from memfiles.ops import extractor
+
+    current = {f.id: f for f in facts if f.is_current}
+    extractor.check_ids(answer, set(current), {e.id for e in pending})  # raises: nothing is applied
+    starts = {e.id: e.started_at for e in pending}
+    for status, decisions in (("superseded", answer.supersede), ("expired", answer.expire)):
+        for decision in decisions:
+            fact = current[decision.id]
+            try:
+                writepath.check_text_field(f"reason for {status} {fact.id}", decision.reason, config.max_value_chars)
+            except RefusedError as exc:
+                plan.refused.append(f"extractor {status} {fact.id}: {exc.rule}: {exc.why}")
+                continue
+            end = starts[decision.episode] if decision.episode else now
+            by = decision.episode if status == "superseded" else None
+            _supersede(fact, status, end, by, decision.reason.strip())
+            plan.changes.append(
+                f"{status} {fact.id} {fact.key} {_quote(fact.value)} (extractor): {decision.reason.strip()}"
+            )
+            _ended(facts, fact.key)
+    for number, proposal in enumerate(answer.new, start=1):
+        at = proposal.stated_at or (starts[proposal.episode] if proposal.episode else now)
+        inferred = proposal.confidence != "stated"
+        new = NewFact(
+            proposal.key, proposal.value, proposal.subject, inferred, SOURCE, proposal.episode, at, proposal.expires_at
+        )
+        _write(facts, new, config, plan, f"extractor new #{number} {proposal.key}")
+
+
+def _count(before: dict[str, str], facts: list[Fact], plan: Plan) -> None:
+    summary = plan.summary
+    for fact in facts:
+        old = before.get(fact.id)
+        if old is None:
+            summary.added += 1
+        elif old != fact.status and fact.status in ("expired", "superseded"):
+            setattr(summary, fact.status, getattr(summary, fact.status) + 1)
+        if fact.status == "conflict" and old != "conflict":
+            summary.conflicts += 1
+    summary.refused = len(plan.refused)
+
+
+def _files(
+    files: ScopeFiles,
+    facts: list[Fact],
+    pending: list[StoredEpisode],
+    now: str,
+    older_than_days: float,
+    plan: Plan,
+) -> FileChanges | None:
+    """The whole files to write and remove; None when nothing changes."""
+    writes: list[tuple[Path, str, bytes]] = []
+    sizes = files.memory_size + files.unparsed_size + sum(len(d) for _p, d in files.digests.values())
+    sizes += sum(len(s.data) for s in files.episodes)
+    after = sizes
+    if [f.to_dict() for f in facts] != [f.to_dict() for f in files.memory.facts]:
+        memory = MemoryDoc(files.memory.scope, facts, files.memory.body, files.memory.bom)
+        data = serialize(memory)
+        writes.append((files.memory_path, files.memory_relpath, data))
+        after += len(data) - files.memory_size
+    marked = {s.episode.id for s in pending}
+    folds = [
+        s
+        for s in files.episodes
+        if (s.episode.consolidated or s.episode.id in marked)
+        and clock.age_days(s.episode.started_at, now) > older_than_days
+    ]
+    kept = [s for s in folds if s.uncommitted]
+    if kept:
+        plan.notes.append(
+            f"kept {len(kept)} episode file(s) out of the digests because they have uncommitted changes "
+            f"(first: {kept[0].relpath}); commit them and run again"
+        )
+    folds = [s for s in folds if not s.uncommitted]
+    folded = {s.relpath for s in folds}
+    for stored in pending:
+        if stored.relpath not in folded:
+            data = episodes.mark_consolidated(stored.data, stored.relpath)
+            writes.append((stored.path, stored.relpath, data))
+            after += len(data) - len(stored.data)
+    digest_writes = _digests(files, folds, plan)
+    after += sum(len(data) - len(files.digests.get(rel, (None, b""))[1]) for _p, rel, data in digest_writes)
+    after -= sum(len(s.data) for s in folds)
+    plan.summary.compressed = len(folds)
+    plan.summary.bytes_before, plan.summary.bytes_after = sizes, after
+    removes = [(s.path, s.relpath) for s in folds]
+    if not writes and not digest_writes and not removes:
+        return None
+    # Digests first, removals last: an interrupted run never leaves an episode without its digest line.
+    return FileChanges([*digest_writes, *writes], removes, _message(plan, [s.relpath for s in folds]))
+
+
+def _digests(files: ScopeFiles, folds: list[StoredEpisode], plan: Plan) -> list[tuple[Path, str, bytes]]:
+    by_digest: dict[str, list[StoredEpisode]] = {}
+    for stored in sorted(folds, key=lambda s: (s.episode.started_at[:10], s.episode.started_at, s.episode.id)):
+        by_digest.setdefault(stored.digest_relpath, []).append(stored)
+    writes: list[tuple[Path, str, bytes]] = []
+    for relpath, group in sorted(by_digest.items()):
+        existing = files.digests.get(relpath, (None, None))[1]
+        year, month = relpath.split("/")[-3:-1]
+        entries = [digest.entry(s.episode, s.path.name) for s in group]
+        data = digest.fold(existing, plan.scope, f"{year}-{month}", entries)
+        if data != existing:
+            writes.append((group[0].digest, relpath, data))
+        plan.changes.append(f"folded {len(group)} episode(s) into {relpath}")
+    return writes
+
+
+def _message(plan: Plan, removed: list[str]) -> str:
+    summary = plan.summary
+    counts = (
+        f"episodes {summary.episodes}, expired {summary.expired}, superseded {summary.superseded}, "
+        f"added {summary.added}, reinforced {summary.reinforced}, conflicts {summary.conflicts}, "
+        f"refused {summary.refused}, compressed {summary.compressed}, "
+        f"bytes {summary.bytes_before} -> {summary.bytes_after}"
+    )
+    lines = [*plan.changes, *(f"refused {r}" for r in plan.refused)]
+    body = _listed(lines) + _listed([f"removed {path}" for path in removed])
+    return f"mem: consolidate {plan.scope}\n\n{counts}\n\n{body}"
+
+
+def _listed(lines: list[str]) -> str:
+    shown = "".join(f"{line}\n" for line in lines[:LISTED_LINES])
+    more = f"… and {len(lines) - LISTED_LINES} more\n" if len(lines) > LISTED_LINES else ""
+    return shown + more
+
+
+def _quote(value: str) -> str:
+    from memfiles.recall.render import clean
+
+    return '"' + clean(value).replace('"', "'") + '"'
+
+
+# --- the one entry point with I/O ---
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What `mem consolidate` asks for; None means "as mem.toml says"."""
+
+    dry_run: bool = False
+    older_than_days: float | None = None
+    extractor: str | None = None
+
+
+def run(
+    context: HomeContext, scopes: Iterable[Scope], options: Options, progress: scopefiles.Progress | None = None
+) -> list[Plan]:
+    """Consolidate each scope (one commit each, none on a dry run); an extractor is asked only about new episodes."""
+    return [_run_scope(context, scope, options, progress) for scope in scopes]
+
+
+def _run_scope(context: HomeContext, scope: Scope, options: Options, progress: scopefiles.Progress | None) -> Plan:
+    from memfiles.ops import extractor
+
+    config, paths = context.config, context.paths
+    now = clock.now()
+    days = config.older_than_days if options.older_than_days is None else options.older_than_days
+    command = (config.extractor if options.extractor is None else options.extractor).strip()
+    answer: ExtractorOutput | None = None
+    seen: set[str] | None = None
+    if command:
+        staged = plan(scopefiles.read(paths, scope, progress), config, now, days)
+        # Only episodes the extractor read are applied; one recorded meanwhile waits for the next run.
+        seen = {e.id for e in staged.pending}
+        if staged.pending:  # nothing new to read: the extractor is not asked, so a second run changes nothing
+            current = [f for f in staged.facts if f.is_current]
+            payload = extractor.request(str(scope), now, current, staged.pending)
+            try:
+                answer = extractor.run(command, payload, config.extractor_timeout)
+            except extractor.ExtractorError as exc:
+                raise extractor.ExtractorError(f"{scope}: {exc}") from None
+
+    def decide(files: ScopeFiles) -> tuple[Plan, FileChanges | None]:
+        result = plan(files, config, now, days, answer, seen)
+        result.dry_run, result.extractor = options.dry_run, command or None
+        return result, None if options.dry_run else result.files
+
+    return writepath.apply_files(paths, scope, decide, write=not options.dry_run, progress=progress)
+
+
+def choose_scopes(context: HomeContext, user: str | None, scope: str | None, everything: bool) -> list[Scope]:
+    """`--all` (every scope with a folder), else the one scope of --user/--scope/$MEM_USER/default_scope."""
+    from memfiles.errors import UsageError
+    from memfiles.ops.home import choose_scope
+
+    if everything:
+        if user or scope:
+            raise UsageError("give either --all or --user/--scope, not both")
+        return context.paths.scopes()
+    return [choose_scope(context.config, user, scope)]
+
+
+def parse_days(text: str) -> float:
+    """`--older-than`: `30d` or `30` (days, ≥ 0)."""
+    from memfiles.errors import UsageError
+
+    raw = text.strip().removesuffix("d")
+    try:
+        days = float(raw)
+    except ValueError:
+        days = -1.0
+    if days < 0 or days != days:  # NaN is not a number of days either
+        raise UsageError(f"--older-than {text!r}: write a number of days such as 30d")
+    return days

@@ -1,0 +1,179 @@
+"""`mem doctor`: find what a crash, a hand edit or a bad merge left wrong in a home, and repair it.
+
+Checks, each a Problem line: settings parse; every MEMORY.md parses; no recall index is corrupt;
+no temp files from an interrupted write; no stale git index lock; no uncommitted memory changes;
+git's own fsck. Repairs (`--fix`) only what is safe: an uncommitted file that parses is committed,
+one that does not is restored from the last commit; temp files and a stale index lock are removed;
+a corrupt index is rebuilt (`--reindex` rebuilds every one: the indexes are caches of the files).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from memfiles.errors import MemError
+from memfiles.format import layout
+from memfiles.format.config import load_config
+from memfiles.format.layout import Paths, Scope
+from memfiles.format.memoryfile import parse
+from memfiles.store import gitrepo
+from memfiles.store.files import git_lock, locked
+
+INTERRUPTED = "mem: doctor commits an interrupted write"
+
+
+@dataclass(slots=True)
+class Problem:
+    """One thing wrong, where, and the repair `--fix` would make (None when a person must act)."""
+
+    where: str
+    what: str
+    repair: Callable[[], str] | None = None
+
+    def line(self) -> str:
+        return f"{self.where}: {self.what}" + ("" if self.repair else " (needs a person)")
+
+
+def examine(paths: Paths) -> list[Problem]:
+    """Every problem found in the home, in a stable order."""
+    problems: list[Problem] = []
+    try:
+        load_config(paths.config)
+    except MemError as exc:
+        problems.append(Problem(layout.CONFIG_NAME, str(exc)))
+    for scope in paths.scopes():
+        memory = paths.memory_file(scope)
+        if memory.is_file():
+            try:
+                parse(memory.read_bytes(), paths.relative(memory), str(scope))
+            except MemError as exc:
+                problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
+    problems.extend(_indexes(paths))
+    problems.extend(_temp_files(paths))
+    problems.extend(_git_state(paths))
+    return problems
+
+
+def _indexes(paths: Paths) -> list[Problem]:
+    from memfiles.recall import index
+
+    found = []
+    for scope in paths.scopes():
+        why = index.trouble(paths, scope)
+        if why:
+            found.append(
+                Problem(paths.relative(index.path_of(paths, scope)), f"recall index {why}", _rebuilder(paths, scope))
+            )
+    return found
+
+
+def _rebuilder(paths: Paths, scope: Scope) -> Callable[[], str]:
+    def rebuild() -> str:
+        from memfiles.recall import index
+
+        return f"rebuilt from {index.rebuild(paths, scope)} episode file(s)"
+
+    return rebuild
+
+
+def reindex(paths: Paths) -> list[str]:
+    """Rebuild the recall index of every scope with episodes (or an index) from its files (`--reindex`)."""
+    from memfiles.recall import index
+
+    done = []
+    for scope in paths.scopes():
+        if paths.episodes_dir(scope).is_dir() or paths.index_files(scope):
+            count = index.rebuild(paths, scope)
+            done.append(f"{paths.relative(index.path_of(paths, scope))}: rebuilt from {count} episode file(s)")
+    return done
+
+
+def _temp_files(paths: Paths) -> list[Problem]:
+    found = []
+    for folder, dirs, files in os.walk(paths.root):
+        dirs[:] = [d for d in dirs if d not in (".git", layout.CACHE_DIR)]
+        for name in files:
+            if name.startswith(".") and name.endswith(".tmp"):
+                temp = Path(folder) / name
+                found.append(Problem(paths.relative(temp), "temp file left by an interrupted write", _remover(temp)))
+    return sorted(found, key=lambda p: p.where)
+
+
+def _remover(path: Path) -> Callable[[], str]:
+    def remove() -> str:
+        path.unlink(missing_ok=True)
+        return f"removed {path.name}"
+
+    return remove
+
+
+def _git_state(paths: Paths) -> list[Problem]:
+    root = paths.root
+    if not gitrepo.is_repo(root):
+        return [Problem(str(root), "is not a git repository; run `mem init` on it")]
+    problems: list[Problem] = []
+    lock = gitrepo.index_lock(root)
+    if lock.exists():
+        problems.append(Problem(".git/index.lock", "stale git index lock (a git process was killed)", _remover(lock)))
+    else:
+        problems.extend(_uncommitted(paths))
+    trouble = gitrepo.fsck(root)
+    if trouble:
+        problems.append(Problem(".git", f"git fsck: {trouble}"))
+    return problems
+
+
+def _uncommitted(paths: Paths) -> list[Problem]:
+    problems = []
+    for code, relpath in gitrepo.changed_files(paths.root):
+        if layout.scope_from_relpath(relpath) is None and relpath not in (layout.CONFIG_NAME,):
+            continue
+        if relpath.endswith(".tmp"):
+            continue
+        problems.append(Problem(relpath, f"uncommitted change ({code.strip() or '?'})", _settler(paths, relpath)))
+    return problems
+
+
+def _settler(paths: Paths, relpath: str) -> Callable[[], str]:
+    def settle() -> str:
+        target = paths.root / relpath
+        scope = layout.scope_from_relpath(relpath)
+        if target.name == layout.MEMORY_NAME and target.is_file() and scope is not None:
+            try:
+                parse(target.read_bytes(), relpath, str(scope))
+            except MemError:
+                gitrepo.restore(paths.root, relpath)
+                return f"rolled back {relpath} to its last commit (the uncommitted version does not parse)"
+        gitrepo.commit(paths.root, [relpath], f"{INTERRUPTED}\n\n{relpath}\n")
+        return f"committed {relpath}"
+
+    return settle
+
+
+def repair(paths: Paths, problems: list[Problem]) -> list[str]:
+    """Apply the safe repairs while no writer runs: takes every lock a writer would, in writers' order."""
+    done: list[str] = []
+    with ExitStack() as stack:
+        for scope in paths.scopes():
+            stack.enter_context(locked(paths.scope_lock(scope)))
+        stack.enter_context(git_lock(paths))
+        for problem in problems:
+            if problem.repair is not None:
+                done.append(f"{problem.where}: {problem.repair()}")
+    return done
+
+
+def run(paths: Paths, fix: bool) -> tuple[list[str], list[Problem]]:
+    """Examine the home; with `fix`, repair and look again (a repair can uncover the next problem)."""
+    problems = examine(paths)
+    done: list[str] = []
+    for _ in range(3):
+        if not fix or not any(p.repair for p in problems):
+            break
+        done.extend(repair(paths, problems))
+        problems = examine(paths)
+    return done, problems

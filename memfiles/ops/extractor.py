@@ -1,0 +1,154 @@
+"""The consolidation extractor (FORMAT.md, "Extractor"): any command that reads a JSON request on stdin
+and prints JSON of the published schema (`mem schema extractor`).
+
+Runs the command (split like a shell would, never through one) with a timeout, then validates what it
+printed: bad JSON, schema errors and ids the request did not contain are errors, and nothing is applied.
+What it proposes is still only a proposal: consolidation puts every change through the guarded write path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+from collections.abc import Iterable
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from memfiles.errors import MemError, UsageError
+from memfiles.format.episodes import Episode
+from memfiles.format.model import Fact
+
+if TYPE_CHECKING:
+    from memfiles.schema import ExtractorOutput
+
+REQUEST_VERSION = 1
+PROMPT_RESOURCE = "templates/consolidate.md"
+_STDERR_TAIL = 600  # characters of the extractor's stderr quoted in an error
+_OUTPUT_HEAD = 200  # characters of bad output quoted in an error
+
+
+class ExtractorError(MemError):
+    """The extractor failed or printed something unusable; nothing it proposed was applied."""
+
+
+def prompt() -> str:
+    """The consolidation prompt shipped inside the package (templates/consolidate.md at the repository root)."""
+    return resources.files("memfiles").joinpath(PROMPT_RESOURCE).read_text(encoding="utf-8")
+
+
+def request(scope: str, now: str, facts: Iterable[Fact], episodes: Iterable[Episode]) -> dict[str, Any]:
+    """The JSON request an extractor reads: the prompt, the current facts, the new episodes and the answer schema."""
+    from memfiles.schema import extractor_schema
+
+    return {
+        "version": REQUEST_VERSION,
+        "scope": scope,
+        "now": now,
+        "prompt": prompt(),
+        "facts": [f.to_dict() for f in facts],
+        "episodes": [e.to_dict() for e in episodes],
+        "response_schema": extractor_schema(),
+    }
+
+
+def run(command: str, payload: dict[str, Any], timeout: float) -> ExtractorOutput:
+    """Run the extractor with `payload` on stdin and return its validated answer (or raise ExtractorError)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(f"extractor command {command!r} cannot be split into words: {exc}") from None
+    if not argv:
+        raise UsageError("no extractor command: pass --extractor CMD or set [consolidate] extractor in mem.toml")
+    name = argv[0]
+    try:
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group, so a timeout stops its children too
+        )
+    except OSError as exc:
+        raise ExtractorError(
+            f"cannot run extractor {name!r}: {exc.strerror} (mem.toml [consolidate] extractor or --extractor); "
+            "nothing was applied"
+        ) from None
+    data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    try:
+        out, err = process.communicate(data, timeout=timeout or None)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        raise ExtractorError(
+            f"extractor {name!r} did not finish within {timeout:g} s (mem.toml [consolidate] extractor_timeout); "
+            "it was stopped and nothing was applied"
+        ) from None
+    if process.returncode != 0:
+        tail = err.decode("utf-8", errors="replace").strip()[-_STDERR_TAIL:]
+        said = f"; its stderr ended with: {tail}" if tail else " and printed nothing on stderr"
+        raise ExtractorError(f"extractor {name!r} exited with status {process.returncode}{said}; nothing was applied")
+    return parse_output(out.decode("utf-8", errors="replace"), name)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
+
+
+def parse_output(text: str, name: str = "extractor") -> ExtractorOutput:
+    """Validate an extractor's printed answer against the published schema (or raise ExtractorError)."""
+    from pydantic import ValidationError
+
+    from memfiles.schema import ExtractorOutput
+
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        head = text.strip()[:_OUTPUT_HEAD]
+        raise ExtractorError(
+            f"extractor {name!r} printed invalid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            f"nothing was applied. Its output began: {head!r}"
+        ) from None
+    try:
+        return ExtractorOutput.model_validate(raw, strict=True)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}" for e in exc.errors()[:5])
+        more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
+        raise ExtractorError(
+            f"extractor {name!r} printed JSON that does not match the schema (`mem schema extractor`): "
+            f"{problems}{more}; nothing was applied"
+        ) from None
+
+
+def check_ids(answer: ExtractorOutput, fact_ids: set[str], episode_ids: set[str]) -> None:
+    """Refuse an answer that names a fact or an episode the request did not contain (nothing is applied)."""
+    seen: dict[str, str] = {}
+    for kind, decisions in (("supersede", answer.supersede), ("expire", answer.expire)):
+        for number, decision in enumerate(decisions, start=1):
+            where = f"{kind} #{number}"
+            if decision.id not in fact_ids:
+                raise ExtractorError(
+                    f"extractor answer {where} names fact {decision.id!r}, which is not one of the current facts "
+                    "it was given; nothing was applied"
+                )
+            if decision.id in seen:
+                raise ExtractorError(
+                    f"extractor answer names fact {decision.id!r} twice ({seen[decision.id]} and {where}); "
+                    "nothing was applied"
+                )
+            seen[decision.id] = where
+            _check_episode(decision.episode, episode_ids, where)
+    for number, fact in enumerate(answer.new, start=1):
+        _check_episode(fact.episode, episode_ids, f"new #{number}")
+
+
+def _check_episode(episode: str | None, episode_ids: set[str], where: str) -> None:
+    if episode is not None and episode not in episode_ids:
+        raise ExtractorError(
+            f"extractor answer {where} names episode {episode!r}, which is not one of the episodes it was given; "
+            "nothing was applied"
+        )

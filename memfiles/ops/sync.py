@@ -1,0 +1,283 @@
+"""Sync across machines (DESIGN.md, "Sync across machines"): `mem sync`, `mem init --clone`, `mem merge-driver`.
+
+Git is the distributed engine. Pre-checks come first and raise MemError with the fix (a configured
+remote, a checked-out branch, no hand edits unless asked to commit them, no unfinished merge);
+then fetch, merge (git runs the MEMORY.md merge driver registered by `mem init`) and push, all
+through `memfiles.store.gitrepo`. The merge rules themselves live in `memfiles.ops.merge`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from memfiles.errors import GitError, HomeError, MemError
+from memfiles.format import layout
+from memfiles.format.layout import Paths
+from memfiles.store import gitrepo
+
+HAND_EDITS_MESSAGE = "mem: commit hand edits"
+PUSH_ATTEMPTS = 3  # another machine may push between our fetch and our push: fetch, merge, retry
+_MARKER = re.compile(rb"^(<<<<<<<|>>>>>>>)( |$)", re.MULTILINE)
+_NOT_ON_PATH = (
+    "`mem` is not on PATH, so git cannot run the MEMORY.md merge driver (`mem merge-driver`): a MEMORY.md "
+    "changed on both machines would be left unmerged; put the folder holding `mem` on PATH (e.g. activate "
+    "its virtualenv) before syncing"
+)
+
+
+@dataclass(slots=True)
+class SyncResult:
+    """What one `mem sync` did."""
+
+    remote: str
+    branch: str
+    received: int = 0
+    sent: int = 0
+    committed_hand_edits: bool = False
+    set_upstream: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def sync(
+    paths: Paths, remote: str = "origin", commit: bool = False, warn: Callable[[str], None] | None = None
+) -> SyncResult:
+    """Fetch `remote`, merge its copy of the current branch, push the result; hand edits need `commit`."""
+    root = paths.root
+    say = warn or (lambda _message: None)
+    if not gitrepo.is_repo(root):
+        raise HomeError(f"{root} is not a git repository; create the home with `mem init` to sync it")
+    branch = gitrepo.current_branch(root)
+    if branch is None:
+        raise MemError(f"{root} has no branch checked out (detached HEAD); check one out: git -C {root} switch BRANCH")
+    known = gitrepo.remotes(root)
+    if remote not in known:
+        raise MemError(_no_remote(root, remote, known))
+    _check_driver(root, say)
+    result = SyncResult(remote, branch)
+    with _locked(paths, []):
+        result.committed_hand_edits = _prepare(paths, commit)
+    tracking = f"refs/remotes/{remote}/{branch}"
+    for attempt in range(PUSH_ATTEMPTS):
+        gitrepo.fetch(root, remote)
+        theirs = gitrepo.rev(root, tracking)
+        if theirs is not None:
+            result.received += _merge(paths, remote, branch, theirs)
+        ahead = gitrepo.count(root, theirs, "HEAD")
+        if ahead == 0:
+            break
+        first = gitrepo.upstream(root, branch) is None
+        pushed, said = gitrepo.push(root, remote, branch, set_upstream=first)
+        if pushed:
+            result.sent, result.set_upstream = ahead, first
+            break
+        if "[rejected]" not in said or attempt == PUSH_ATTEMPTS - 1:
+            raise GitError(f"git push to {remote} failed in {root}: {_tail(said)}")
+    return result
+
+
+def _no_remote(root: Path, remote: str, known: list[str]) -> str:
+    have = f"it has {', '.join(known)}" if known else "it has none"
+    return (
+        f"no git remote named {remote!r} in {root} ({have}); add one with "
+        f"`git -C {root} remote add {remote} URL` (an empty repository is fine: the first sync pushes to it), "
+        "or name another: mem sync REMOTE"
+    )
+
+
+def _check_driver(root: Path, say: Callable[[str], None]) -> None:
+    """Make sure git will merge MEMORY.md with `mem merge-driver`, and warn when it cannot."""
+    from memfiles.ops.home import register_merge_driver
+
+    if gitrepo.get_config(root, "merge.mem.driver") is None:
+        register_merge_driver(root)  # git config is per clone: a plain `git clone` does not carry it
+        say(f"registered the MEMORY.md merge driver in {root}/.git/config (it was missing)")
+    if gitrepo.attribute(root, f"users/example/{layout.MEMORY_NAME}", "merge") != "mem":
+        say(f"{root}/.gitattributes lacks `MEMORY.md merge=mem`: MEMORY.md files will merge as plain text")
+    if shutil.which("mem") is None:
+        say(_NOT_ON_PATH)
+
+
+@contextlib.contextmanager
+def _locked(paths: Paths, touched: list[str]) -> Iterator[None]:
+    """Hold the write locks of the scopes a merge will touch, then git's: no `mem` write lands mid-merge."""
+    from memfiles.store.files import git_lock, scope_lock
+
+    scopes = {layout.scope_from_relpath(relpath) for relpath in touched}
+    with contextlib.ExitStack() as stack:
+        for scope in sorted((s for s in scopes if s is not None), key=str):  # sorted, then git: no deadlock
+            stack.enter_context(scope_lock(paths, scope))
+        stack.enter_context(git_lock(paths))
+        yield
+
+
+def _prepare(paths: Paths, commit: bool) -> bool:
+    """Refuse an unfinished merge or hand edits (or, with `commit`, commit them); True if a commit was made."""
+    root = paths.root
+    if gitrepo.merge_in_progress(root):
+        conflicted = gitrepo.unmerged(root)
+        marked = [f for f in conflicted if _MARKER.search(_read(root / f))]
+        if marked or (conflicted and not commit):
+            raise MemError(f"an earlier sync's merge is unfinished: {_finish_hint(root, marked or conflicted)}")
+        if not commit:
+            raise MemError(
+                f"an earlier sync's merge is resolved but not committed in {root}: run `mem sync --commit` to "
+                f"commit it and go on, or `git -C {root} merge --abort` to give it up"
+            )
+    changed = sorted(path for _code, path in gitrepo.changed_files(root))
+    if not changed and not gitrepo.merge_in_progress(root):
+        return False
+    if not commit:
+        shown = ", ".join(changed[:10]) + (f" and {len(changed) - 10} more" if len(changed) > 10 else "")
+        raise MemError(
+            f"{len(changed)} uncommitted change(s) in {root}: {shown}; sync merges commits only. "
+            f"Commit them with `mem sync --commit` (message {HAND_EDITS_MESSAGE!r}), "
+            f"or undo them with `git -C {root} restore -- PATH`"
+        )
+    _check_files(paths, changed)
+    return gitrepo.commit_everything(root, HAND_EDITS_MESSAGE)
+
+
+def _check_files(paths: Paths, changed: list[str]) -> None:
+    """Refuse to commit a MEMORY.md that does not parse, or any text left with conflict markers."""
+    from memfiles.format.memoryfile import parse
+
+    for relpath in changed:
+        path = paths.root / relpath
+        if not path.is_file() or path.is_symlink():
+            continue
+        data = path.read_bytes()
+        marker = _MARKER.search(data) if relpath.endswith(".md") else None
+        if marker is not None:
+            line = data[: marker.start()].count(b"\n") + 1
+            raise MemError(
+                f"{relpath}:{line}: conflict markers are still there; keep the right text, delete the "
+                "<<<<<<< ======= >>>>>>> lines, then run `mem sync --commit` again"
+            )
+        if path.name == layout.MEMORY_NAME:
+            parse(data, relpath, _expected_scope(relpath))  # raises FileFormatError naming path:line
+
+
+def _expected_scope(relpath: str) -> str | None:
+    scope = layout.scope_from_relpath(relpath)
+    if scope is None or relpath != f"{scope.relpath}/{layout.MEMORY_NAME}":
+        return None
+    return str(scope)
+
+
+def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
+    """Merge the fetched commit into the current branch; the number of commits received."""
+    root = paths.root
+    incoming = gitrepo.count(root, "HEAD", theirs)
+    if incoming == 0:
+        return 0
+    if gitrepo.merge_base(root, "HEAD", theirs) is None:
+        raise MemError(
+            f"{remote}/{branch} shares no history with {root} (were both homes made by `mem init`?); "
+            f"combine them once by hand: git -C {root} merge --allow-unrelated-histories {remote}/{branch}, "
+            f"or start this machine from the remote: mem init --clone URL NEW_PATH"
+        )
+    with _locked(paths, gitrepo.changed_since_base(root, "HEAD", theirs)):
+        clean, said = gitrepo.merge(root, f"refs/remotes/{remote}/{branch}", f"mem: sync with {remote}/{branch}")
+        if clean:
+            return incoming
+        left = gitrepo.unmerged(root)
+        if not left:  # git refused to start (e.g. an untracked file in the way): nothing to undo
+            raise GitError(f"git merge {remote}/{branch} failed in {root}: {_tail(said)}")
+        failed = [line.removeprefix("mem: error: ") for line in said.splitlines() if line.startswith("mem: error:")]
+        if failed or shutil.which("mem") is None:
+            # The merge driver did not run or refused a file: git left "ours" in place without
+            # markers, and committing that would drop the remote's facts. Undo the merge.
+            gitrepo.merge_abort(root)
+            raise MemError(
+                f"merging {remote}/{branch} needs the MEMORY.md merge driver (`mem merge-driver`), which failed: "
+                f"{'; '.join(failed) or '`mem` is not on PATH'}; the merge was undone, nothing changed"
+            )
+    raise MemError(f"merging {remote}/{branch} left conflicts in {root}: {_finish_hint(root, left)}")
+
+
+def _finish_hint(root: Path, files: list[str]) -> str:
+    notes = [f for f in files if Path(f).name == layout.MEMORY_NAME and _MARKER.search(_read(root / f))]
+    where = ", ".join(files)
+    if notes and len(notes) == len(files):
+        where += " (only in the notes below the frontmatter; the facts merged cleanly)"
+    return (
+        f"conflicts in {where}. To finish: edit each file, keep the right text between the <<<<<<< and >>>>>>> "
+        f"markers and delete the marker lines, then run `mem sync --commit` (it commits the merge and pushes); "
+        f"to give the merge up instead: git -C {root} merge --abort"
+    )
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _tail(text: str) -> str:
+    return " ".join(text.strip().splitlines()[-3:])
+
+
+def clone_home(url: str, root: Path) -> bool:
+    """Set up another machine: clone `url` into `root` and register the merge driver.
+
+    Returns True when the remote was empty and a fresh home was started in the clone (the first
+    `mem sync` pushes it).
+    """
+    from memfiles.ops.home import init_home, register_merge_driver
+
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise HomeError(
+            f"{root} already exists and is not an empty folder; give the clone a new path: mem init --clone URL PATH"
+        )
+    gitrepo.clone(url, root)
+    if gitrepo.rev(root, "HEAD") is None:
+        branches = gitrepo.remote_branches(root, "origin")
+        if len(branches) == 1:  # the remote's HEAD names a branch it does not have (common with bare repos)
+            gitrepo.checkout_tracking(root, "origin", branches[0])
+        elif branches:
+            raise HomeError(
+                f"cloned {url} into {root}, but the remote does not say which branch to use; check one out: "
+                f"git -C {root} switch BRANCH (one of {', '.join(branches)})"
+            )
+    if gitrepo.rev(root, "HEAD") is None:
+        init_home(root)
+        return True
+    if not (root / layout.CONFIG_NAME).is_file():
+        raise HomeError(
+            f"{url} is a git repository but not a memory home (no {layout.CONFIG_NAME}); the clone is left at {root}"
+        )
+    register_merge_driver(root)
+    return False
+
+
+def run_merge_driver(base: Path, ours: Path, theirs: Path, relpath: str) -> bool:
+    """Git's merge driver for MEMORY.md (%O %A %B %P): write the merge into `ours`; False if the notes conflict.
+
+    A side that does not parse raises FileFormatError naming it, and `ours` is left untouched.
+    """
+    from memfiles.format import memoryfile
+    from memfiles.ops import merge
+    from memfiles.store.files import atomic_write
+
+    expected = _expected_scope(relpath)
+    raw = {side: path.read_bytes() for side, path in (("base", base), ("ours", ours), ("theirs", theirs))}
+    docs = {side: memoryfile.parse(data, f"{relpath} ({side})", expected) for side, data in raw.items()}
+
+    def merge_text(old: bytes, mine: bytes, other: bytes) -> tuple[bytes, bool]:
+        return gitrepo.merge_file(old, mine, other, ("ours", "base", "theirs"))
+
+    result = merge.merge(docs["base"], docs["ours"], docs["theirs"], merge_text)
+    if any(memoryfile.split_frontmatter(data)[1] is not None for data in raw.values()):
+        data = memoryfile.serialize(result.doc)
+    else:  # notes only, no facts on any side: do not add a frontmatter nobody wrote
+        data = result.doc.bom + result.doc.body
+    atomic_write(ours, data)
+    return not result.body_conflict

@@ -1,0 +1,297 @@
+"""Recall's view of the index: the episodes in a time window, their statistics and candidates, newest first.
+
+`open_episodes` brings each asked scope's index up to date (memfiles.recall.index) and returns an
+`IndexedEpisodes`, which recall.rank takes as its `EpisodeSource`: corpus statistics (total, document
+frequencies, vocabulary) over exactly the episodes the file scan would consider, and the episodes
+holding any matching term, newest first, so ranking can stop early. No git, no YAML.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memfiles.errors import FileFormatError
+from memfiles.format.episodes import Episode
+from memfiles.format.layout import Paths, Scope
+from memfiles.format.model import Fact
+from memfiles.recall.index import (
+    IndexUnavailable,
+    connect,
+    decode_document,
+    decode_episode,
+    episodes_indexed,
+    list_month,
+    memory_facts,
+    path_of,
+    refresh,
+    token,
+)
+from memfiles.recall.ranking import Document
+from memfiles.store.files import read_memory
+
+if TYPE_CHECKING:
+    from memfiles import forked
+
+LIST_LATER = 2_000  # episodes in a scope from which listing its files in another process pays off
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The episodes recall considers: month folders [first_month, last_month], started in [since, until]."""
+
+    first_month: str | None
+    last_month: str
+    since: str | None
+    until: tuple[str, ...]
+
+    @classmethod
+    def of(cls, since: str | None, reference: str, until: str | None) -> Window:
+        """The same range as reading the files: folders from --since to the reference, starts by both ends."""
+        return cls(since[:7] if since else None, reference[:7], since, tuple(u for u in (reference, until) if u))
+
+    def covers(self, conn: sqlite3.Connection) -> bool:
+        """Whether every indexed episode is in the window (then no episode needs checking one by one)."""
+        sql = "SELECT min(first), max(last), min(month), max(month) FROM months"  # first, last: of the docs' starts
+        first, last, low, high = conn.execute(sql).fetchone()
+        if first is None or low is None:
+            return True
+        since = self.since if not self.since or len(self.since) > 10 else f"{self.since}T00:00:00Z"
+        untils = [b if len(b) > 10 else f"{b}T23:59:59Z" for b in self.until]
+        return (
+            (since is None or first >= since)  # hi >= lo for every episode
+            and all(last <= bound for bound in untils)
+            and (self.first_month is None or low >= self.first_month)
+            and high <= self.last_month
+        )
+
+    def where(self) -> tuple[str, list[str]]:
+        """SQL over `docs d` with clock.compare's semantics: a date-only bound or start covers its whole day."""
+        clauses = ["d.month <= ?"]
+        values = [self.last_month]
+        if self.first_month:
+            clauses.append("d.month >= ?")
+            values.append(self.first_month)
+        if self.since:
+            clauses.append("d.hi >= ?")
+            values.append(self.since if len(self.since) > 10 else f"{self.since}T00:00:00Z")
+        for bound in self.until:
+            clauses.append("d.lo <= ?")
+            values.append(bound if len(bound) > 10 else f"{bound}T23:59:59Z")
+        return " AND ".join(clauses), values
+
+
+def _match(terms: Iterable[str]) -> str:
+    return " OR ".join(f'"{token(t)}"' for t in sorted(terms))
+
+
+class _Part:
+    """One scope's index within a window."""
+
+    def __init__(self, scope: str, conn: sqlite3.Connection, window: Window) -> None:
+        self.scope = scope
+        self.conn = conn
+        self.where, self.values = window.where()
+        self.everything = window.covers(conn)
+        if self.everything:  # the usual recall: counted per month when the index was written
+            self.total = conn.execute("SELECT coalesce(sum(docs), 0) FROM months").fetchone()[0]
+        else:
+            self.total = conn.execute(f"SELECT count(*) FROM docs d WHERE {self.where}", self.values).fetchone()[0]
+
+    def frequency(self, term: str) -> int:
+        if self.everything:
+            sql, values = "SELECT count(*) FROM postings WHERE postings MATCH ?", [_match([term])]
+        else:
+            sql = (
+                f"SELECT count(*) FROM postings p JOIN docs d ON d.id = p.rowid WHERE postings MATCH ? AND {self.where}"
+            )
+            values = [_match([term]), *self.values]
+        return int(self.conn.execute(sql, values).fetchone()[0])
+
+    def length(self) -> int:
+        """The summed word length of the documents in the window (for BM25's average length)."""
+        if self.everything:
+            return int(self.conn.execute("SELECT coalesce(sum(length), 0) FROM months").fetchone()[0])
+        sql = f"SELECT coalesce(sum(d.length), 0) FROM docs d WHERE {self.where}"
+        return int(self.conn.execute(sql, self.values).fetchone()[0])
+
+    def session(self, session: str) -> list[tuple[Episode, Document]]:
+        """Every in-window episode of one session, with its document."""
+        rows = self.conn.execute(
+            f"SELECT d.episode, d.document FROM docs d WHERE d.session = ? AND {self.where}", [session, *self.values]
+        )
+        return [(decode_episode(blob), decode_document(document)) for blob, document in rows]
+
+    def newest_first(self, terms: frozenset[str] | None) -> Iterator[tuple[str, str, Episode, Document]]:
+        if terms is None:
+            rows = self.conn.execute(
+                f"SELECT d.lo, d.episode, d.document FROM docs d WHERE {self.where} ORDER BY d.id DESC", self.values
+            )
+        elif not terms:
+            return
+        else:
+            rows = self.conn.execute(
+                "SELECT d.lo, d.episode, d.document FROM postings p JOIN docs d ON d.id = p.rowid "
+                f"WHERE postings MATCH ? AND {self.where} ORDER BY p.rowid DESC",
+                [_match(terms), *self.values],
+            )
+        for lo, blob, document in rows:
+            yield lo, self.scope, decode_episode(blob), decode_document(document)
+
+    def problems(self, window: Window) -> list[FileFormatError]:
+        low, high = window.first_month or "0000-00", window.last_month
+        rows = self.conn.execute(
+            "SELECT problem FROM files WHERE problem IS NOT NULL AND month BETWEEN ? AND ? ORDER BY name DESC",
+            (low, high),
+        )
+        return [FileFormatError(*json.loads(text)) for (text,) in rows]
+
+
+class IndexCorpus:
+    """recall.Corpus over the indexed episodes in a window, across the scopes asked."""
+
+    def __init__(self, parts: list[_Part]) -> None:
+        self._parts = parts
+
+    @property
+    def total(self) -> int:
+        return sum(part.total for part in self._parts)
+
+    @property
+    def average_length(self) -> float:
+        total = self.total
+        return sum(part.length() for part in self._parts) / total if total else 0.0
+
+    def frequencies(self, terms: Sequence[str]) -> Mapping[str, int]:
+        return {t: sum(part.frequency(t) for part in self._parts) for t in terms}
+
+    def vocabulary(self) -> Iterable[str]:
+        # Every term ever indexed (a superset of those in range): typo variants not in range match nothing.
+        found = [
+            part.conn.execute("SELECT value FROM meta WHERE key = 'vocabulary'").fetchone() for part in self._parts
+        ]
+        words = [row[0].split("\n") for row in found if row and row[0]]
+        return words[0] if len(words) == 1 else sorted({w for part in words for w in part})
+
+
+@dataclass
+class IndexedEpisodes:
+    """recall.EpisodeSource from the scopes' indexes: statistics, candidates newest first, unparsable files.
+
+    `pending` holds, for a large scope whose files are being listed in another process, what waits for
+    that listing: until `settle` has run, the index may be behind the files.
+    """
+
+    parts: list[_Part]
+    window: Window
+    pending: list[tuple[Scope, _Listing]] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[FileFormatError]:
+        """The files in the window that could not be read, as the index has them now."""
+        return [problem for part in self.parts for problem in part.problems(self.window)]
+
+    def settle(self, paths: Paths) -> bool:
+        """Finish the pending listings and bring those indexes up to date; False if any file had changed
+        (then what was read from them before must be read again)."""
+        changed = False
+        pending, self.pending = self.pending, []
+        window = self.window
+        for scope, listing in pending:
+            part = next(p for p in self.parts if p.scope == str(scope))
+            digests = listing.digests()
+            try:
+                if refresh(part.conn, paths, scope, window.first_month, window.last_month, digests):
+                    changed = True
+            except (sqlite3.Error, OSError) as exc:
+                raise IndexUnavailable(f"recall index: {exc}") from exc
+        if changed:
+            self.parts = [_Part(p.scope, p.conn, window) for p in self.parts]
+        return not changed
+
+    @property
+    def corpus(self) -> IndexCorpus:
+        return IndexCorpus(self.parts)
+
+    def newest_first(self, terms: frozenset[str] | None) -> Iterator[tuple[str, Episode, Document]]:
+        streams = [part.newest_first(terms) for part in self.parts]
+        for _lo, scope, episode, document in heapq.merge(*streams, key=lambda row: row[0], reverse=True):
+            yield scope, episode, document
+
+    def session(self, scope: str, session: str) -> list[tuple[Episode, Document]]:
+        """Every in-window episode of one scope's session (recall's session context)."""
+        return next(p for p in self.parts if p.scope == scope).session(session)
+
+    def facts(self, paths: Paths, scope: Scope) -> list[Fact]:
+        """The scope's facts from MEMORY.md (see memory_facts); read directly for a scope with no index."""
+        part = next((p for p in self.parts if p.scope == str(scope)), None)
+        return memory_facts(part.conn, paths, scope) if part else read_memory(paths, scope).facts
+
+    def close(self) -> None:
+        for _, listing in self.pending:  # a listing nobody asked for in the end: stop and reap its process
+            listing.split.stop()
+        self.pending = []
+        for part in self.parts:
+            part.conn.close()
+
+
+@dataclass
+class _Listing:
+    """A scope's month folders, listed by a forked process from the oldest and by this one from the newest."""
+
+    months: list[tuple[str, Path]]
+    split: forked.Split
+
+    def digests(self) -> dict[str, str | None]:
+        return {stamp: json.loads(line) for (stamp, _), line in zip(self.months, self.split.results(), strict=True)}
+
+
+def digests_later(paths: Paths, scope: Scope, first_month: str | None, last_month: str | None) -> _Listing | None:
+    """Start listing the months in range in a forked process; returns what finishes the listing here.
+
+    The listing is a stat call per episode file (0.3 s of one CPU at 100,000 files, system time that a
+    thread does not make faster) and needs nothing of this process. Another process lists months from
+    the oldest while recall ranks on the index; then recall lists from the newest until the two meet
+    (forked.Split), and checks that nothing changed (IndexedEpisodes.settle). None where this process
+    may not fork (memfiles.forked.available): then the caller lists them itself.
+    """
+    from memfiles import forked  # only for a scope this large: a small recall never forks
+
+    if not forked.available():
+        return None
+    months = paths.episode_months(scope, first_month, last_month)
+    return _Listing(months, forked.Split(len(months), lambda i: json.dumps(list_month(months[i][1]).digest)))
+
+
+def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window, later: bool = False) -> IndexedEpisodes:
+    """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable).
+
+    `later`: a scope of LIST_LATER episodes or more has its files listed in another process meanwhile,
+    and the caller must call `settle` before it trusts what it read.
+    """
+    conns: list[sqlite3.Connection] = []
+    pending: list[tuple[Scope, _Listing]] = []
+    # A scope without episodes needs no index file (a home of 10,000 users with facts only stays lean).
+    indexed = [s for s in scopes if paths.episodes_dir(s).is_dir() or path_of(paths, s).exists()]
+    try:
+        for scope in indexed:
+            conns.append(connect(paths, scope))
+            listing = None
+            if later and episodes_indexed(conns[-1]) >= LIST_LATER:
+                listing = digests_later(paths, scope, window.first_month, window.last_month)
+            if listing is None:
+                refresh(conns[-1], paths, scope, window.first_month, window.last_month)
+            else:
+                pending.append((scope, listing))
+        return IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(indexed, conns, strict=True)], window, pending)
+    except BaseException as exc:
+        for conn in conns:
+            conn.close()
+        if isinstance(exc, sqlite3.Error | OSError):
+            raise IndexUnavailable(f"recall index: {exc}") from exc
+        raise

@@ -1,0 +1,321 @@
+"""Recall (FORMAT.md, "Recall"): which facts and episodes a query brings back, and in what order.
+
+Pure: facts, episodes, a query and "now" in; ranked items with their scores out. No file is read here.
+- Relevance of each fact or episode comes from memfiles.recall.relevance (words, dates, BM25 frequency,
+  passages, typos); relevance is at most 1 unless a fact's key is named (an exact key hit, ranked first).
+- An episode next to matching episodes of the same session gets part of their relevance (context).
+- Facts never decay; episodes are weighted by recency: relevance × exp(-ln2 · age_days / half_life).
+- Below the relevance threshold nothing is returned: nothing is better than noise.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from memfiles import clock
+from memfiles.format.episodes import Episode
+from memfiles.format.model import Fact
+from memfiles.ops.supersession import valid_at
+from memfiles.recall.relevance import (
+    Corpus,
+    Document,
+    DocumentCorpus,
+    Query,
+    Relevance,
+    episode_document,
+    fact_document,
+    matching_terms,
+    prepare,
+    score_document,
+)
+from memfiles.recall.words import STOPWORDS, stem, terms
+
+# Re-exported: the scoring interface has lived here since issue 3, and the index implements Corpus from it.
+__all__ = [
+    "STOPWORDS",
+    "Corpus",
+    "Document",
+    "DocumentCorpus",
+    "Query",
+    "Relevance",
+    "episode_document",
+    "fact_document",
+    "matching_terms",
+    "prepare",
+    "score_document",
+    "stem",
+    "terms",
+]
+
+MIN_SCORE = 0.3  # default relevance threshold (--min-score)
+# Invariant (relied on by rank's indexed path): an episode's relevance, session context included, never
+# exceeds this (only a fact's key hit does), so once decay × MAX_RELEVANCE is below the k-th best score
+# found, no older episode can enter the top k.
+MAX_RELEVANCE = 1.0
+CONTEXT_WEIGHT = 0.5  # share of the best neighbour's relevance an episode of the same session gains
+CONTEXT_SPAN = 2  # neighbours: up to this many episodes either side in the session's time order
+
+
+def decay(age_days: float, half_life_days: float) -> float:
+    """Recency weight exp(-ln2 · age / half_life): 1 today, 0.5 after one half-life; 1 when half_life is 0."""
+    if half_life_days <= 0:
+        return 1.0
+    return math.exp(-math.log(2) * age_days / half_life_days)
+
+
+@dataclass(slots=True)
+class ScopeMemory:
+    """One scope's stored memory as read from disk: its facts and (already time-filtered) episodes."""
+
+    scope: str
+    facts: list[Fact]
+    episodes: list[Episode]
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What `mem recall` asks for."""
+
+    k_facts: int = 5
+    k_episodes: int = 3
+    kind: str = "all"  # all | facts | episodes
+    min_score: float = MIN_SCORE
+    half_life_days: float = 30.0
+    since: str | None = None
+    until: str | None = None
+    as_of: str | None = None
+
+
+@dataclass(slots=True)
+class Item:
+    """One recalled item: a fact, a conflict (two or more facts of one key) or an episode, with its scores."""
+
+    kind: str  # fact | conflict | episode
+    scope: str
+    score: float
+    relevance: Relevance
+    decay: float = 1.0
+    age_days: float | None = None
+    facts: list[Fact] = field(default_factory=list)
+    episode: Episode | None = None
+
+    @property
+    def id(self) -> str:
+        return self.episode.id if self.episode else "+".join(f.id for f in self.facts)
+
+    @property
+    def date(self) -> str:
+        return self.episode.started_at if self.episode else max(f.stated_at for f in self.facts)
+
+    def why(self) -> str:
+        """Why this item was chosen, in a few words (for --explain)."""
+        parts = ["key hit"] if self.relevance.key_hit else []
+        if self.relevance.matched:
+            parts.append("matched " + ", ".join(self.relevance.matched))
+        if self.relevance.context:
+            parts.append(f"next to a match in its session ({self.relevance.context:.2f})")
+        if self.episode is not None and self.age_days is not None:
+            parts.append(f"{self.age_days:.1f} days old, decay ×{self.decay:.3f}")
+        return "; ".join(parts) or "no query: everything in range"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field of the item plus its scores (for --format json)."""
+        out: dict[str, Any] = {"kind": self.kind, "scope": self.scope}
+        if self.episode is not None:
+            out.update(self.episode.to_dict())
+        elif self.kind == "fact":
+            out.update(self.facts[0].to_dict())
+        else:
+            out.update(key=self.facts[0].key, ids=[f.id for f in self.facts], facts=[f.to_dict() for f in self.facts])
+        out["scope"] = self.scope
+        out.update(
+            score=round(self.score, 4),
+            relevance=round(self.relevance.score, 4),
+            keyword=round(self.relevance.keyword, 4),
+            fuzzy=round(self.relevance.fuzzy, 4),
+            coverage=round(self.relevance.coverage, 4),
+            frequency=round(self.relevance.frequency, 4),
+            passage=round(self.relevance.passage, 4),
+            context=round(self.relevance.context, 4),
+            key_hit=self.relevance.key_hit,
+            matched=list(self.relevance.matched),
+            decay=round(self.decay, 4),
+            age_days=None if self.age_days is None else round(self.age_days, 2),
+        )
+        return out
+
+
+def believed(facts: list[Fact], when: str, as_of: bool) -> list[Fact]:
+    """The facts believed at `when`: the current set now, or those valid then (`--as-of`, world time)."""
+    if as_of:
+        return [f for f in facts if valid_at(f, when)]
+    return [f for f in facts if f.is_current and valid_at(f, when)]
+
+
+def fact_items(scope: str, facts: list[Fact]) -> list[Item]:
+    """One item per key: a fact, or a conflict when two or more facts of the key are believed at once."""
+    by_key: dict[str, list[Fact]] = {}
+    for fact in sorted(facts, key=lambda f: (f.key, f.stated_at[:10], f.stated_at, f.id)):
+        by_key.setdefault(fact.key, []).append(fact)
+    return [
+        Item("fact" if len(group) == 1 else "conflict", scope, 0.0, Relevance(0.0), facts=group)
+        for group in by_key.values()
+    ]
+
+
+def in_range(episode: Episode, options: Options, reference: str) -> bool:
+    """Whether an episode falls in the time range: started by `reference`, and within --since/--until."""
+    started = episode.started_at
+    if clock.compare(started, reference) > 0:
+        return False
+    if options.since and clock.compare(started, options.since) < 0:
+        return False
+    return not (options.until and clock.compare(started, options.until) > 0)
+
+
+class EpisodeSource(Protocol):
+    """In-range episodes supplied by an index instead of ScopeMemory lists (memfiles.recall.indexed implements it)."""
+
+    @property
+    def corpus(self) -> Corpus:
+        """Statistics over every episode in range, across the scopes asked."""
+        ...
+
+    def newest_first(self, terms: frozenset[str] | None) -> Iterable[tuple[str, Episode, Document]]:
+        """(scope, episode, document) of in-range episodes holding any of `terms` (all when None), newest first."""
+        ...
+
+    def session(self, scope: str, session: str) -> list[tuple[Episode, Document]]:
+        """Every in-range episode of one scope's session, with its document (any order)."""
+        ...
+
+
+def rank(
+    memories: list[ScopeMemory], query: str, now: str, options: Options, indexed: EpisodeSource | None = None
+) -> list[Item]:
+    """The recalled items, facts (and conflicts) first, each kind best first and cut to its k.
+
+    With `indexed`, episodes come from it instead of `memories` (whose episode lists are then empty);
+    the result is the same.
+    """
+    reference = options.as_of or now
+    facts: list[Item] = []
+    episodes: list[Item] = []
+    for memory in memories:
+        if options.kind in ("all", "facts"):
+            facts += fact_items(memory.scope, believed(memory.facts, reference, bool(options.as_of)))
+        if options.kind in ("all", "episodes"):
+            episodes += [
+                Item("episode", memory.scope, 0.0, Relevance(0.0), episode=e)
+                for e in memory.episodes
+                if in_range(e, options, reference)
+            ]
+    scope_order = {memory.scope: n for n, memory in enumerate(memories)}
+    chosen: list[Item] = []
+    for items, limit in ((facts, options.k_facts), (episodes, options.k_episodes)):
+        if not items:
+            continue
+        # Rarity is measured within each kind, so asking for facts only does not change their scores.
+        documents = {id(item): _documents(item) for item in items}
+        prepared = prepare(query, DocumentCorpus(d for docs in documents.values() for d in docs), reference)
+        for item in items:
+            item.relevance = max((score_document(prepared, d) for d in documents[id(item)]), key=lambda r: r.score)
+        near = neighbours(items) if items is episodes else {}
+        kept = [item for item in items if _finish(item, near.get(id(item), 0.0), options, reference)]
+        chosen += _best(kept, limit, scope_order)
+    if indexed is not None and options.kind in ("all", "episodes"):
+        chosen += _rank_indexed(indexed, query, options, reference, scope_order)
+    return chosen
+
+
+def _finish(item: Item, near: float, options: Options, reference: str) -> bool:
+    """Add session context and decay to a scored item; False when its own relevance is below the threshold."""
+    relevance = item.relevance
+    if not relevance.key_hit and (relevance.score <= 0 or relevance.score < options.min_score):
+        return False  # the threshold applies to an item's own relevance: context cannot lift noise
+    if near:
+        gain = CONTEXT_WEIGHT * near * (1 - relevance.score)  # stays at most 1
+        item.relevance = replace(relevance, score=relevance.score + gain, context=near)
+    if item.episode is not None:
+        item.age_days = clock.age_days(item.episode.started_at, reference)
+        item.decay = decay(item.age_days, options.half_life_days)
+    item.score = item.relevance.score * item.decay
+    return True
+
+
+def _best(kept: list[Item], limit: int, scope_order: dict[str, int]) -> list[Item]:
+    kept.sort(key=lambda i: (i.date, i.id), reverse=True)  # stable sorts: equal scores go newest first
+    kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
+    return kept[:limit]
+
+
+def _rank_indexed(
+    source: EpisodeSource, query: str, options: Options, reference: str, scope_order: dict[str, int]
+) -> list[Item]:
+    """Episodes from an index: only those holding a matching term are scored, newest first, until none can win."""
+    prepared = prepare(query, source.corpus, reference)
+    wanted = None if prepared.everything else matching_terms(prepared)  # the INVARIANT of matching_terms
+    kept: list[Item] = []
+    best: list[float] = []  # the k highest scores so far (a min-heap)
+    sessions: dict[tuple[str, str], list[tuple[str, str, float]]] = {}
+    for scope, episode, document in source.newest_first(wanted):
+        if len(best) >= options.k_episodes:
+            ceiling = MAX_RELEVANCE * decay(clock.age_days(episode.started_at, reference), options.half_life_days)
+            if ceiling * (1 + 1e-9) < best[0]:
+                break  # see MAX_RELEVANCE: every older episode decays at least as much
+        item = Item("episode", scope, 0.0, score_document(prepared, document), episode=episode)
+        near = 0.0
+        if item.relevance.score > 0 and episode.session:
+            key = (scope, episode.session)
+            if key not in sessions:  # the session in time order, each episode with its own relevance
+                members = source.session(scope, episode.session)
+                sessions[key] = sorted((e.started_at, e.id, score_document(prepared, d).score) for e, d in members)
+            near = _near(sessions[key], episode)
+        if _finish(item, near, options, reference):
+            kept.append(item)
+            heapq.heappush(best, item.score)
+            if len(best) > options.k_episodes:
+                heapq.heappop(best)
+    return _best(kept, options.k_episodes, scope_order)
+
+
+def _near(group: list[tuple[str, str, float]], episode: Episode) -> float:
+    """The best relevance among the CONTEXT_SPAN episodes either side of `episode` in its session (as `neighbours`)."""
+    if len(group) < 2:
+        return 0.0
+    n = next(i for i, (when, ident, _score) in enumerate(group) if ident == episode.id and when == episode.started_at)
+    around = [score for _w, _i, score in group[max(0, n - CONTEXT_SPAN) : n] + group[n + 1 : n + 1 + CONTEXT_SPAN]]
+    return max(around)
+
+
+def neighbours(items: list[Item]) -> dict[int, float]:
+    """For each scored episode, the best relevance among its session's neighbours (by `id(item)`).
+
+    Neighbours are the CONTEXT_SPAN episodes before and after it in the same scope and session, in
+    time order: a turn that answers a question often shares no word with it, but the turn before
+    does. Only episodes that already match (relevance above 0) get a value, so a document holding no
+    matching term still scores 0, and a neighbour holding none contributes 0.
+    """
+    sessions: dict[tuple[str, str], list[Item]] = {}
+    for item in items:
+        if item.episode is not None and item.episode.session:
+            sessions.setdefault((item.scope, item.episode.session), []).append(item)
+    near: dict[int, float] = {}
+    for group in sessions.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda i: (i.date, i.id))
+        scores = [i.relevance.score for i in group]
+        for n, item in enumerate(group):
+            if scores[n] > 0:
+                around = scores[max(0, n - CONTEXT_SPAN) : n] + scores[n + 1 : n + 1 + CONTEXT_SPAN]
+                near[id(item)] = max(around)
+    return near
+
+
+def _documents(item: Item) -> list[Document]:
+    return [episode_document(item.episode)] if item.episode else [fact_document(f) for f in item.facts]

@@ -1,0 +1,1 @@
+"""Storage: atomic files and locks, and git."""
