@@ -99,7 +99,7 @@ def test_writing_commands_start_without_pydantic(home: Path) -> None:
         "    app(sys.argv[1:])\n"
         "except SystemExit as exc:\n"
         "    assert not exc.code, exc.code\n"
-        "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'git'}))\n"
+        "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'pydantic'}))\n"
         "print('EPISODES', sorted({'memfiles.format.episodes', 'memfiles.ops.scopefiles'} & set(sys.modules)))\n"
     )
     for args in (["episode", "Refund issued for order O-1", "-u", "alice"], ["add", "diet", "vegan", "-u", "alice"]):

@@ -1,16 +1,24 @@
-"""gitrepo.commit: exactly the paths given, one commit, whatever else a person has staged or changed."""
+"""gitrepo.commit: exactly the paths given, one commit, whatever else a person has staged or changed;
+and a write whose commit fails is undone."""
 
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from memfiles.cli import app
 from memfiles.errors import GitError
+from memfiles.format.layout import Paths, Scope
+from memfiles.ops import writepath
 from memfiles.store import gitrepo
+
+runner = CliRunner()
 
 
 def git(root: Path, *args: str) -> str:
@@ -39,6 +47,7 @@ def test_commits_new_changed_and_removed_files_in_one_commit(home: Path) -> None
     assert git(home, "log", "-1", "--format=%s%n%an <%ae>") == "mem: second\nTest Person <test@example.invalid>\n"
     assert git(home, "status", "--porcelain") == ""
     assert "commit: mem: second" in git(home, "reflog", "-1")
+    assert git(home, "log", "-1", "--format=%B") == "mem: second\n\n"  # the message as mem wrote it
 
 
 def test_nothing_changed_makes_no_commit(home: Path) -> None:
@@ -93,34 +102,6 @@ def test_the_fallback_identity_is_used_when_git_has_none(home: Path, monkeypatch
     assert git(home, "log", "-1", "--format=%an <%ae>|%cn <%ce>") == "mem <mem@localhost>|mem <mem@localhost>\n"
 
 
-def test_the_trees_a_commit_writes_are_stored_uncompressed_and_valid(home: Path) -> None:
-    # Deflating a 10,000-scope home's top tree (mostly object ids) was 8 ms of every commit.
-    names = [f"users/u{n:05d}/MEMORY.md" for n in range(300)]
-    for name in names:
-        (home / name).parent.mkdir(parents=True)
-        (home / name).write_text(f"{name}\n" + "x\n" * 2000)
-    assert gitrepo.commit(home, names, "mem: add\n")
-    tree = git(home, "rev-parse", "HEAD:users").strip()
-    stored = home / ".git" / "objects" / tree[:2] / tree[2:]
-    assert stored.stat().st_size > int(git(home, "cat-file", "-s", tree))  # zlib's stored blocks, no deflate
-    blob = git(home, "rev-parse", f"HEAD:{names[0]}").strip()
-    assert (home / ".git" / "objects" / blob[:2] / blob[2:]).stat().st_size < 400  # files are still deflated
-    assert git(home, "fsck", "--full", "--no-dangling") == ""
-
-
-def test_a_head_moved_during_the_commit_is_not_overwritten(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (home / "users" / "a").mkdir(parents=True)
-    (home / "users" / "a" / "MEMORY.md").write_text("mem's\n")
-
-    def someone_commits(name: str) -> None:  # between writing the commit object and moving HEAD
-        git(home, "commit", "--quiet", "--allow-empty", "-m", "someone else")
-
-    monkeypatch.setattr(gitrepo, "crash_point", someone_commits)
-    with pytest.raises(GitError, match="update-ref"):
-        gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
-    assert git(home, "log", "-1", "--format=%s") == "someone else\n"
-
-
 def consistent(root: Path) -> None:
     """The index's tree is HEAD's and nothing is left uncommitted: git sees what the commit's own trees say."""
     assert git(root, "write-tree") == git(root, "rev-parse", "HEAD^{tree}")
@@ -168,7 +149,7 @@ def test_a_sha256_repository(isolated: Path) -> None:
     root = isolated / "sha256"
     root.mkdir()
     git(root, "init", "--quiet", "--object-format=sha256")
-    for round_ in range(3):  # the first commit takes the porcelain way, the others the trees
+    for round_ in range(3):
         (root / "users" / f"u{round_}").mkdir(parents=True)
         (root / "users" / f"u{round_}" / "MEMORY.md").write_text(f"{round_}\n")
         assert gitrepo.commit(root, [f"users/u{round_}/MEMORY.md"], f"mem: add {round_}\n")
@@ -177,13 +158,7 @@ def test_a_sha256_repository(isolated: Path) -> None:
 
 
 @pytest.mark.parametrize("case", ["executable", "symlink", "filemode", "shared"])
-def test_what_needs_the_porcelain_way_is_committed_as_well(
-    home: Path, case: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(gitrepo, "_settings_of", {})  # the home's first commit learnt its settings
-    taken: list[str] = []
-    porcelain = gitrepo._commit_paths
-    monkeypatch.setattr(gitrepo, "_commit_paths", lambda *a: taken.append("porcelain") or porcelain(*a))
+def test_modes_links_and_repository_settings_are_committed_as_git_sees_them(home: Path, case: str) -> None:
     (home / "users" / "a").mkdir(parents=True)
     path = home / "users" / "a" / "MEMORY.md"
     path.write_text("x\n")
@@ -192,25 +167,128 @@ def test_what_needs_the_porcelain_way_is_committed_as_well(
     elif case == "symlink":
         path.unlink()
         path.symlink_to("elsewhere.md")
+    elif case == "filemode":
+        git(home, "config", "core.filemode", "false")
     else:
-        git(
-            home,
-            "config",
-            "core.filemode" if case == "filemode" else "core.sharedRepository",
-            "false" if case == "filemode" else "group",
-        )
+        git(home, "config", "core.sharedRepository", "group")
     assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
-    assert taken == ["porcelain"]
     assert changed_in_head(home) == ["users/a/MEMORY.md"]
+    mode = git(home, "ls-tree", "HEAD", "users/a/MEMORY.md").split()[0]
+    assert mode == {"executable": "100755", "symlink": "120000"}.get(case, "100644")
     assert git(home, "status", "--porcelain") == ""
 
 
-def test_the_usual_way_is_taken_on_a_plain_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gitrepo, "_commit_paths", lambda *a: pytest.fail("took the porcelain way"))
+def test_thousands_of_paths_with_any_characters_in_one_commit(home: Path) -> None:
+    """More paths than a command line holds, named literally: `*` and `[x]` are names, not patterns."""
+    names = [f"users/u{n:04d}/episodes/2026/08/e {n} é.md" for n in range(3000)]
+    names += ["users/a/*.md", "users/a/[x].md"]
+    for name in names:
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(f"{name}\n")
+    (home / "users" / "a" / "other.md").write_text("a person's, matched by the glob *.md\n")
+    assert gitrepo.commit(home, names, "mem: episodes (3002)\n")
+    assert sorted(named_in_head(home)) == sorted(names)
+    assert git(home, "status", "--porcelain", "--untracked-files=all") == "?? users/a/other.md\n"
+    (home / names[0]).unlink()
+    assert gitrepo.commit(home, names[:1], "mem: remove\n")
+    assert named_in_head(home) == names[:1]
+    assert names[0] not in git(home, "ls-tree", "-r", "-z", "--name-only", "HEAD").split("\0")
+
+
+def named_in_head(root: Path) -> list[str]:
+    return [p for p in git(root, "show", "--name-only", "-z", "--format=", "HEAD").strip("\n").split("\0") if p]
+
+
+def test_a_path_git_never_knew_and_that_is_gone_is_nothing_to_commit(home: Path) -> None:
+    before = commits(home)
+    assert not gitrepo.commit(home, ["users/a/never.md"], "mem: remove\n")
+    assert commits(home) == before
+
+
+def test_git_missing_from_path_is_a_git_error(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (home / "users" / "a").mkdir(parents=True)
     (home / "users" / "a" / "MEMORY.md").write_text("x\n")
-    assert gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
-    consistent(home)
+    monkeypatch.setenv("PATH", str(home / "nowhere"))
+    with pytest.raises(GitError, match="git is not installed or not on PATH"):
+        gitrepo.commit(home, ["users/a/MEMORY.md"], "mem: add\n")
+
+
+# --- a failed commit leaves nothing written (issue 29, item 5) -------------------------------------
+
+
+def stale_lock(home: Path) -> None:
+    (home / ".git" / "index.lock").write_text("")  # what a killed git process leaves behind
+
+
+def test_a_failed_commit_undoes_the_write_and_says_what_to_do(home: Path) -> None:
+    assert runner.invoke(app, ["add", "-u", "a", "channel", "sms", "--at", "2026-03-14"]).exit_code == 0
+    memory = home / "users" / "a" / "MEMORY.md"
+    before, head = memory.read_bytes(), git(home, "rev-parse", "HEAD")
+    stale_lock(home)
+    failed = runner.invoke(app, ["add", "-u", "a", "diet", "vegan", "--at", "2026-03-15"])
+    assert failed.exit_code == 1
+    assert failed.stderr.startswith(f"mem: error: git add failed in {home}: fatal: Unable to create ")
+    assert f"remove {home}/.git/index.lock" in failed.stderr and "try again" in failed.stderr
+    assert failed.stderr.endswith("The write was undone: users/a/MEMORY.md is as before\n")
+    assert memory.read_bytes() == before and git(home, "rev-parse", "HEAD") == head
+    (home / ".git" / "index.lock").unlink()
+    assert git(home, "status", "--porcelain", "--untracked-files=all") == ""
+
+    assert runner.invoke(app, ["add", "-u", "a", "tz", "UTC", "--at", "2026-03-16"]).exit_code == 0
+    change = git(home, "show", "--format=%s", "HEAD")
+    assert change.startswith("mem: add user:a tz\n")
+    assert "+  value: UTC" in change and "vegan" not in change
+
+
+def test_a_failed_commit_of_episodes_leaves_no_episode_file(home: Path) -> None:
+    stale_lock(home)
+    failed = runner.invoke(app, ["episode", "Refund issued for order O-1", "-u", "a", "--at", "2026-03-14"])
+    assert failed.exit_code == 1 and "index.lock" in failed.stderr
+    assert not list((home / "users").rglob("*.md"))
+    (home / ".git" / "index.lock").unlink()
+    assert git(home, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_a_failed_consolidation_commit_puts_every_file_back(home: Path) -> None:
+    scope = Scope("user", "a")
+    paths = Paths(home)
+    for name, text in (("MEMORY.md", "---\nscope: user:a\nfacts: []\n---\n# notes\n"), ("episodes/e1.md", "one\n")):
+        (home / "users/a" / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / "users/a" / name).write_text(text)
+    gitrepo.commit(home, ["users/a/MEMORY.md", "users/a/episodes/e1.md"], "test: seed\n")
+    before = {p: p.read_bytes() for p in (home / "users").rglob("*") if p.is_file()}
+    changes = writepath.FileChanges(
+        writes=[
+            (home / "users/a/MEMORY.md", "users/a/MEMORY.md", b"---\nscope: user:a\nfacts: []\n---\n# changed\n"),
+            (home / "users/a/DIGEST.md", "users/a/DIGEST.md", b"# digest\n"),
+        ],
+        removes=[(home / "users/a/episodes/e1.md", "users/a/episodes/e1.md")],
+        message="mem: consolidate user:a\n",
+    )
+    stale_lock(home)
+    with pytest.raises(GitError, match=r"index\.lock.*The write was undone: users/a/MEMORY\.md, users/a/DIGEST\.md"):
+        writepath.apply_files(paths, scope, lambda _files: (None, changes))
+    assert {p: p.read_bytes() for p in (home / "users").rglob("*") if p.is_file()} == before
+    (home / ".git" / "index.lock").unlink()
+    assert git(home, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_read_commands_do_not_import_git(home: Path) -> None:
+    assert runner.invoke(app, ["add", "-u", "alice", "plan_tier", "Enterprise"]).exit_code == 0
+    code = (
+        "import sys\n"
+        "from memfiles.cli import app\n"
+        "for args in (['recall', 'plan', '-u', 'alice'], ['render', '-u', 'alice'], ['show', '-u', 'alice'],\n"
+        "             ['lint', sys.argv[1]]):\n"
+        "    try:\n"
+        "        app(args)\n"
+        "    except SystemExit as exc:\n"
+        "        assert not exc.code, (args, exc.code)\n"
+        "print('LOADED', sorted(m for m in sys.modules if m == 'git' or m.startswith('git.')))\n"
+    )
+    memory = str(home / "users" / "alice" / "MEMORY.md")
+    out = subprocess.run([sys.executable, "-c", code, memory], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "LOADED []"
 
 
 FILES = [f"users/{user}/{name}" for user in ("a", "b") for name in ("MEMORY.md", "episodes/2026/08/e.md", "x/y/z.md")]

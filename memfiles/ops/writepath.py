@@ -10,13 +10,13 @@ Every writer (CLI, Python API, consolidation, MCP) calls these functions. Each w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from memfiles import clock
-from memfiles.errors import MemError, NotFoundError, RefusedError
+from memfiles.errors import GitError, MemError, NotFoundError, RefusedError
 from memfiles.format.config import Config
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.memoryfile import KEY_PATTERN, MemoryDoc, serialize
@@ -111,9 +111,10 @@ def transaction(paths: Paths, scope: Scope, change: Callable[[MemoryDoc], tuple[
         if message is None:
             return result
         path = paths.memory_file(scope)
+        _refuse_during_merge(paths)
+        before = {paths.relative(path): (path, _current(path))}
         atomic_write(path, serialize(doc))
-        with git_lock(paths):
-            gitrepo.commit(paths.root, [paths.relative(path)], message)
+        _commit_or_undo(paths, before, message)
         return result
 
 
@@ -334,6 +335,7 @@ def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpis
     checked = [validate_episode(new, config, scope) for new in batch]  # all or nothing: refuse before writing
     results: list[EpisodeWrite] = []
     with scope_lock(paths, scope):
+        _refuse_during_merge(paths)
         for episode in checked:
             path, exists = _place(paths, scope, episode)
             if not exists:
@@ -341,8 +343,8 @@ def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpis
             results.append(EpisodeWrite("exists" if exists else "recorded", episode, paths.relative(path)))
         written = [r for r in results if r.kind == "recorded"]
         if written:
-            with git_lock(paths):
-                gitrepo.commit(paths.root, [r.path for r in written], _episode_message(scope, written))
+            new_files = {r.path: (paths.root / r.path, None) for r in written}
+            _commit_or_undo(paths, new_files, _episode_message(scope, written))
             _note_written(paths, scope, [r.path for r in written])
     return results
 
@@ -392,15 +394,56 @@ def apply_files(
         result, changes = decide(scopefiles.read(paths, scope, progress))
         if changes is None or not (changes.writes or changes.removes):
             return result
+        _refuse_during_merge(paths)
+        touched = [(path, relpath) for path, relpath, _data in changes.writes] + changes.removes
+        before = {relpath: (path, _current(path)) for path, relpath in touched}
         for path, _relpath, data in changes.writes:
             atomic_write(path, data)
         for path, _relpath in changes.removes:
             path.unlink(missing_ok=True)
-        relpaths = [relpath for _path, relpath, _data in changes.writes] + [r for _p, r in changes.removes]
-        with git_lock(paths):
-            gitrepo.commit(paths.root, relpaths, changes.message)
-        _note_written(paths, scope, relpaths)  # marked, folded and removed episodes leave the recall index now
+        _commit_or_undo(paths, before, changes.message)
+        _note_written(paths, scope, list(before))  # marked, folded and removed episodes leave the recall index now
     return result
+
+
+def _refuse_during_merge(paths: Paths) -> None:
+    """Refuse a write while `mem sync` has a merge unfinished: its conflict markers would be committed."""
+    if gitrepo.merge_in_progress(paths.root):
+        root = paths.root
+        raise MemError(
+            f"an earlier `mem sync` left a merge unfinished in {root}, and nothing is written until it is done: "
+            "edit the files with conflict markers (`mem doctor` lists them), then run `mem sync --commit`; "
+            f"or give the merge up: git -C {root} merge --abort"
+        )
+
+
+def _current(path: Path) -> bytes | None:
+    """A file's bytes before a write, to put back if the commit fails (None: it did not exist)."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _commit_or_undo(paths: Paths, before: Mapping[str, tuple[Path, bytes | None]], message: str) -> None:
+    """Commit the written files (relpath -> (path, bytes before)); if git fails, put each back as it was.
+
+    A write left in place after a failed commit would go into the next write's commit, under that
+    write's message, and the history would lie about who changed what.
+    """
+    try:
+        with git_lock(paths):
+            gitrepo.commit(paths.root, list(before), message)
+    except GitError as failed:
+        for path, data in before.values():
+            if data is None:
+                path.unlink(missing_ok=True)
+            else:
+                atomic_write(path, data)
+        shown = ", ".join(list(before)[:3]) + (f" and {len(before) - 3} more" if len(before) > 3 else "")
+        raise GitError(
+            f"{failed}. The write was undone: {shown} {'is' if len(before) == 1 else 'are'} as before"
+        ) from None
 
 
 def _note_written(paths: Paths, scope: Scope, relpaths: list[str]) -> None:

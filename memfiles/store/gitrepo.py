@@ -1,145 +1,149 @@
-"""Everything memfiles does with git. The only module that runs git or imports gitpython.
+"""Everything memfiles does with git: the only module that runs git or imports GitPython.
 
-Commits drive the git command line (fast at any repository size); gitpython is used where a
-repository object is convenient and speed does not matter (init, history).
+Every command is git's own command line run through GitPython (`git.Repo(root).git.<command>(…)`),
+so git writes its own objects, honours the user's settings (signing, filters, shared repositories)
+and runs its own maintenance after a commit. GitPython is imported on first use, in `_gitpython`:
+the read-only commands (recall, render, lint, show) import modules that import this one, and must
+never load git.
 """
 
 from __future__ import annotations
 
 import os
-import stat
-import subprocess
-import zlib
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import IO, TYPE_CHECKING
 
 from memfiles.errors import GitError
-from memfiles.store import gittree
 from memfiles.store.faults import crash_point
+
+if TYPE_CHECKING:
+    import git
 
 FALLBACK_NAME = "mem"
 FALLBACK_EMAIL = "mem@localhost"
+_NO_GIT = "git is not installed or not on PATH; memfiles needs git to keep a home's history"
+_LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}  # a path is a name, never a glob
+
+
+def _gitpython() -> ModuleType:
+    """GitPython, imported here and nowhere else (it runs `git version` as it loads)."""
+    try:
+        import git
+    except ImportError as exc:
+        import shutil
+
+        if shutil.which("git") is None:
+            raise GitError(_NO_GIT) from None
+        raise GitError(f"GitPython could not be loaded: {' '.join(str(exc).split())}") from None
+    return git
+
+
+def _repo(root: Path) -> git.Repo:
+    """The repository whose work tree is `root`."""
+    library = _gitpython()
+    try:
+        repo: git.Repo = library.Repo(root)
+    except (library.InvalidGitRepositoryError, library.NoSuchPathError):
+        raise GitError(f"{root} is not a git repository; create a memory home there with `mem init`") from None
+    return repo
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    """A finished git command: its exit status and what it printed."""
+
+    status: int
+    out: str
+    err: str
+
+
+def _call(
+    runner: git.Git,
+    where: Path,
+    command: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    stdin: IO[bytes] | None = None,
+    check: bool = True,
+) -> _Done:
+    """Run `git COMMAND ARGS…` through GitPython; GitError with git's own words if it fails and `check`."""
+    try:
+        status, out, err = getattr(runner, command)(
+            *args,
+            env=env,
+            istream=stdin,
+            with_extended_output=True,
+            with_exceptions=False,  # checked below: the error then quotes git as git wrote it
+            strip_newline_in_stdout=False,
+        )
+    except _gitpython().GitCommandNotFound:
+        raise GitError(_NO_GIT) from None
+    done = _Done(status, out, err)
+    if check and status != 0:
+        raise GitError(_failure(where, command, done))
+    return done
 
 
 def _run(
     root: Path,
+    command: str,
     *args: str,
     env: dict[str, str] | None = None,
+    stdin: IO[bytes] | None = None,
     check: bool = True,
-    stdin: str | None = None,
-) -> subprocess.CompletedProcess[str]:
-    return _Running(root, *args, env=env, stdin=stdin).result(check)
+) -> _Done:
+    """Run a git command in the repository at `root`."""
+    return _call(_repo(root).git, root, command, *args, env=env, stdin=stdin, check=check)
 
 
-_EARLY_INPUT = 16_384  # input written as a command starts, well under a pipe's 64 KiB
-
-
-def _start(
-    root: Path, args: tuple[str, ...], piped: bool, text: bool, env: dict[str, str] | None = None
-) -> subprocess.Popen[Any]:
-    """Start `git -C root ARGS` with its output (and, if `piped`, its input) as pipes."""
+def _bytes(root: Path, command: str, *args: str) -> bytes:
+    """The raw bytes a git command prints (objects, history streams)."""
     try:
-        return subprocess.Popen(
-            ["git", "-C", str(root), *args],
-            stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=text,
-            env=env,
+        status, out, err = getattr(_repo(root).git, command)(
+            *args,
+            with_extended_output=True,
+            with_exceptions=False,
+            stdout_as_string=False,
+            strip_newline_in_stdout=False,
         )
-    except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH; memfiles needs git to keep history") from None
+    except _gitpython().GitCommandNotFound:
+        raise GitError(_NO_GIT) from None
+    if status != 0:
+        raise GitError(_failure(root, command, _Done(status, "", err)))
+    data: bytes = out
+    return data
 
 
-class _Running:
-    """A git command started and not yet waited for: a commit runs two at once where one needs no
-    other's output (the machine has cores to spare while git reads a 10,000-entry index)."""
-
-    def __init__(
-        self,
-        root: Path,
-        *args: str,
-        env: dict[str, str] | None = None,
-        stdin: str | None = None,
-        later: bool = False,
-    ):
-        """`later`: the input comes later, from `feed`; git starts up meanwhile and waits for it."""
-        self.root, self.args, self.stdin = root, args, stdin
-        piped = stdin is not None or later
-        self.process: subprocess.Popen[str] = _start(root, args, piped=piped, text=True, env=env)
-        if stdin is not None and len(stdin) <= _EARLY_INPUT:
-            self.feed(stdin)  # fits the pipe: the command starts on it at once
-
-    def feed(self, text: str) -> None:
-        """Give a command started with `later` (or small input) its whole input, without waiting for it."""
-        if self.process.stdin:
-            self.process.stdin.write(text)
-            self.process.stdin.close()
-        self.process.stdin = self.stdin = None  # communicate() then only reads
-
-    def result(self, check: bool = True) -> subprocess.CompletedProcess[str]:
-        """Wait for the command (writing what is left of its input first); GitError if it failed and `check`."""
-        out, err = self.process.communicate(self.stdin)
-        result = subprocess.CompletedProcess(self.process.args, self.process.returncode, out, err)
-        if check and result.returncode != 0:
-            words = (err or out).strip().splitlines()
-            raise GitError(f"git {' '.join(self.args[:2])} failed in {self.root}: {' '.join(words[-3:])}")
-        return result
+def _failure(root: Path, command: str, done: _Done) -> str:
+    """What went wrong, in git's whole message, and what to do when the cause is a known one."""
+    said = " ".join((done.err.strip() or done.out.strip() or f"exit status {done.status}").split())
+    message = f"git {command} failed in {root}: {said}"
+    if "index.lock" in said:
+        message += (
+            f" — another git process seems to be running in {root}; if none is, remove "
+            f"{root}/.git/index.lock (`mem doctor --fix` does) and try again"
+        )
+    return message
 
 
-def identity_env(root: Path, asked: _Running | None = None) -> dict[str, str]:
-    """The environment for a commit: the user's git identity, or `mem <mem@localhost>` when none is set.
-
-    `asked`: the settings query from `_ask_settings`, started earlier (None: asked here, if need be).
-    """
-    env = dict(os.environ)
-    names = _settings(root, asked)
-    for var, key, fallback in (
-        ("GIT_AUTHOR_NAME", "user.name", FALLBACK_NAME),
-        ("GIT_AUTHOR_EMAIL", "user.email", FALLBACK_EMAIL),
-    ):
-        if key not in names and var not in env:
-            env[var] = fallback
-            env[var.replace("AUTHOR", "COMMITTER")] = fallback
+def identity_env(root: Path) -> dict[str, str]:
+    """Environment for a commit: `mem <mem@localhost>` for whatever identity neither git nor the environment gives."""
+    wanted = {f"GIT_{role}_{part.upper()}": part for role in ("AUTHOR", "COMMITTER") for part in ("name", "email")}
+    if all(var in os.environ for var in wanted):
+        return {}
+    found = _run(root, "config", "--get-regexp", r"^(user|author|committer)\.(name|email)$", check=False).out
+    keys = {line.partition(" ")[0].lower() for line in found.splitlines()}
+    env = {}
+    for var, part in wanted.items():
+        role = var.split("_")[1].lower()
+        given = var in os.environ or (part == "email" and "EMAIL" in os.environ)
+        if not given and f"user.{part}" not in keys and f"{role}.{part}" not in keys:
+            env[var] = FALLBACK_NAME if part == "name" else FALLBACK_EMAIL
     return env
-
-
-_SETTINGS = ("config", "--get-regexp", r"^(user\.(name|email)|commit\.gpgsign|core\.(sharedrepository|filemode))$")
-_settings_of: dict[Path, frozenset[str]] = {}  # asked once per process
-
-
-def _ask_settings(root: Path) -> _Running | None:
-    """Start asking git for the settings `_settings` reads (None when this process knows them)."""
-    return None if root in _settings_of else _Running(root, *_SETTINGS)
-
-
-def _settings(root: Path, asked: _Running | None = None) -> frozenset[str]:
-    """Which of these the repository has: user.name, user.email, and (by its name) a setting that makes a
-    commit take the porcelain way: commit.gpgsign true, core.sharedrepository set, core.filemode false."""
-    if root not in _settings_of:
-        found = (asked or _Running(root, *_SETTINGS)).result(check=False).stdout
-        names = set()
-        for line in found.splitlines():
-            key, _, value = line.partition(" ")
-            value = value.strip().lower()
-            if key == "commit.gpgsign" and value not in _TRUE:
-                continue
-            if key == "core.sharedrepository" and value in ("", "umask", *_FALSE):
-                continue
-            if key == "core.filemode" and value not in _FALSE:
-                continue
-            names.add(key)
-        _settings_of[root] = frozenset(names)
-    elif asked is not None:
-        asked.result(check=False)
-    return _settings_of[root]
-
-
-_TRUE = ("true", "yes", "on", "1")
-_FALSE = ("false", "no", "off", "0")
-_PORCELAIN = frozenset({"commit.gpgsign", "core.sharedrepository", "core.filemode"})
 
 
 def is_repo(root: Path) -> bool:
@@ -149,10 +153,8 @@ def is_repo(root: Path) -> bool:
 
 def init(root: Path, files: list[str], message: str) -> None:
     """Make `root` a git repository (if it is not one) and commit `files` as the first commit."""
-    import git  # gitpython: only here, only when a home is created
-
     if not is_repo(root):
-        git.Repo.init(root)
+        _call(_gitpython().Git(root), root, "init", "--quiet")
     commit(root, files, message)
 
 
@@ -164,237 +166,78 @@ def set_config(root: Path, key: str, value: str) -> None:
 def commit(root: Path, paths: list[str], message: str) -> bool:
     """Commit exactly `paths` (additions, changes and deletions) with `message`; False if nothing changed.
 
-    Paths and message never go on the command line, so a commit of thousands of files (consolidation
-    folding episodes into digests) stays under the OS argument limit: paths go to git NUL-separated on
-    stdin or in a file, the message on stdin. Paths are literal (no glob magic).
-
-    The usual way costs the same at any home size. The index is staged for `paths` (so that git
-    sees them unchanged), while the commit's tree is HEAD's with only `paths` changed: HEAD's trees
-    along them are read, the new ones written (memfiles.store.gittree), and the commit made on them. So a
-    person's own staged work stays staged and out of the commit. `git write-tree` would instead write
-    the tree of a 10,000-user home's `users` folder from the index's 10,000 entries (25 ms), and
-    `git commit PATH…` stats every tracked file more than once (0.1 s). A first commit, a signing
-    setup, a shared repository, core.filemode false, or a path that is not a plain file on disk take
-    the porcelain way, which commits only `paths` too.
+    `git add` stages the paths and `git commit --only` commits them alone, so whatever else a person
+    has staged stays staged and out of the commit. The paths reach git NUL-separated in a file and
+    the message in another: a consolidation commits thousands of files, more than a command line
+    holds. A path that is neither on disk nor known to git (removed before it was ever committed) is
+    left out. GitError with git's message if git fails; mem's paths are then unstaged again.
     """
-    wanted = sorted(set(paths))
-    configured = _ask_settings(root)  # the identity and the settings that need the porcelain way
-    staging = _Running(
-        root, "update-index", "--add", "--remove", "-z", "--stdin", stdin="".join(f"{p}\0" for p in wanted)
-    )
-    files = _plain_files(root, wanted)
-    present = [path for path, there in (files or {}).items() if there]
-    hashing = _Running(root, "hash-object", "-w", "--stdin-paths", stdin="".join(f"{p}\n" for p in present))
-    subject = message.splitlines()[0] if message.strip() else ""
-    env = {**identity_env(root, configured), "GIT_LITERAL_PATHSPECS": "1"}
-    moving = _Running(root, "update-ref", "-m", f"commit: {subject}", "--stdin", "-z", env=env, later=True)
-    try:
-        objects = _objects(root)
-        head = _head_trees(root, _folders(wanted)) if files is not None and objects else None
-        if head is None or objects is None or _settings(root) & _PORCELAIN:
-            staging.result()
-            return _commit_paths(root, paths, message, env)
-        blobs = dict(zip(present, (bytes.fromhex(i) for i in hashing.result().stdout.split()), strict=True))
-        tree = _new_tree(objects, head, {p: blobs.get(p) for p in wanted})
-        if tree == head.tree:
-            staging.result()
-            return False
-        made = _run(root, "commit-tree", tree.hex(), "-p", head.commit, "-F", "-", env=env, stdin=message)
-        staging.result()  # the index names the new files before HEAD does
-        crash_point("mid-commit")  # the commit object exists; HEAD does not name it yet
-        moving.feed(f"update HEAD\0{made.stdout.strip()}\0{head.commit}\0")
-        moving.result()
-    finally:
-        for waiting in (staging, hashing, moving):
-            if waiting.process.returncode is None:
-                waiting.feed("")  # no input (or no more): it exits having done nothing
-                waiting.result(check=False)
-    _maintain(root, env)
-    return True
-
-
-def _plain_files(root: Path, paths: list[str]) -> dict[str, bool] | None:
-    """Which of `paths` are plain files on disk (True) and which are gone (False); None if one is anything
-    else (a symbolic link, a folder, an executable), or cannot be named in git's line-based input."""
-    found: dict[str, bool] = {}
-    for path in paths:
-        if "\n" in path or path.startswith(("/", "../")) or "/../" in path:
-            return None
-        try:
-            mode = os.lstat(root / path).st_mode
-        except (FileNotFoundError, NotADirectoryError):
-            found[path] = False
-            continue
-        if not stat.S_ISREG(mode) or mode & 0o111:
-            return None
-        found[path] = True
-    return found
-
-
-def _objects(root: Path) -> Path | None:
-    """Where the commit's trees are written: the repository's own object folder (None: a `.git` file, as in
-    a worktree, or git told by the environment to look elsewhere)."""
-    if any(name in os.environ for name in ("GIT_DIR", "GIT_OBJECT_DIRECTORY", "GIT_INDEX_FILE")):
-        return None
-    objects = root / ".git" / "objects"
-    return objects if objects.is_dir() else None
-
-
-def _folders(paths: list[str]) -> list[str]:
-    """Every folder holding one of `paths`, the top one ("") included."""
-    folders = {""}
-    for path in paths:
-        parts = path.split("/")[:-1]
-        folders.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
-    return sorted(folders)
-
-
-@dataclass
-class _Head:
-    """HEAD's commit, its tree's raw id, and the trees of some folders: folder -> (raw id, bytes), None if absent."""
-
-    commit: str
-    tree: bytes
-    trees: dict[str, tuple[bytes, bytes] | None]
-
-
-def _head_trees(root: Path, folders: list[str]) -> _Head | None:
-    """HEAD and its trees of `folders` (from one `git cat-file --batch`); None when HEAD does not exist yet,
-    or a folder is something other than a tree there."""
-    process: subprocess.Popen[bytes] = _start(root, ("cat-file", "--batch"), piped=True, text=False)
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(b"HEAD\n")  # first HEAD, then the trees of the commit it names (whatever HEAD does)
-    process.stdin.flush()
-    header = process.stdout.readline().split()
-    if len(header) != 3 or header[1] != b"commit":
-        process.communicate(b"")
-        return None
-    commit, body = header[0].decode(), process.stdout.read(int(header[2]) + 1)
-    tree = body.split(b"\n", 1)[0].removeprefix(b"tree ").decode()
-    out, err = process.communicate("".join(f"{tree}:{f}\n" if f else f"{tree}\n" for f in folders).encode())
-    if process.returncode != 0:
-        raise GitError(f"git cat-file failed in {root}: {err.decode(errors='replace').strip()}")
-    trees: dict[str, tuple[bytes, bytes] | None] = {}
-    position = 0
-    for folder in folders:
-        end = out.index(b"\n", position)
-        found = out[position:end].split()
-        position = end + 1
-        if found[-1] == b"missing":
-            trees[folder] = None
-            continue
-        if found[1] != b"tree":
-            return None
-        size = int(found[2])
-        trees[folder] = (bytes.fromhex(found[0].decode()), out[position : position + size])
-        position += size + 1
-    return _Head(commit, bytes.fromhex(tree), trees)
-
-
-def _new_tree(objects: Path, head: _Head, files: dict[str, bytes | None]) -> bytes:
-    """Write the trees of HEAD's with `files` (path -> new blob id, None: removed) and return the top one's id.
-
-    Deepest folders first: each new tree's id goes into its parent's changes. A folder left empty is
-    removed from its parent, as git never stores one.
-    """
-    id_size = len(head.tree)
-    changes: dict[str, gittree.Changes] = {folder: {} for folder in head.trees}
-    for path, blob in files.items():
-        folder, _, name = path.rpartition("/")
-        changes[folder][name.encode()] = None if blob is None else (gittree.FILE, blob)
-    for folder in sorted(head.trees, key=lambda f: -f.count("/") - (f != "")):
-        old = head.trees[folder]
-        subfolders = {
-            name: found[0]
-            for name in changes[folder]
-            if (found := head.trees.get(f"{folder}/{name.decode()}" if folder else name.decode())) is not None
-        }
-        data = gittree.change(old[1] if old else None, changes[folder], subfolders, id_size)
-        if folder == "":
-            return _store(objects, data, id_size) if old is None or data != old[1] else old[0]
-        parent, _, name = folder.rpartition("/")
-        if not data:
-            changes[parent][name.encode()] = None
-        elif old is None or data != old[1]:
-            changes[parent][name.encode()] = (gittree.FOLDER, _store(objects, data, id_size))
-    raise AssertionError("the top folder is always among the folders")
-
-
-def _store(objects: Path, data: bytes, id_size: int) -> bytes:
-    """Write a tree as a loose object (unless git has it) and return its raw id.
-
-    Stored uncompressed: at 10,000 scopes the `users` tree is 330 kB, mostly object ids that zlib
-    barely shrinks, and deflating it cost 8 ms of every commit. Loose objects are temporary: gc packs
-    them with the usual compression.
-    """
-    found = gittree.object_id(b"tree", data, id_size)
-    name = found.hex()
-    target = objects / name[:2] / name[2:]
-    if not target.exists():
-        target.parent.mkdir(exist_ok=True)
-        temporary = target.parent / f"tmp_obj_mem_{os.getpid()}"
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(zlib.compress(b"tree %d\0%s" % (len(data), data), 0))
-        os.replace(temporary, target)
-    return found
-
-
-def _maintain(root: Path, env: dict[str, str]) -> None:
-    """Pack loose objects now and then, as `git commit` does (`git maintenance run --auto`).
-
-    git itself decides by counting loose objects in `.git/objects/17` (gc.auto / 256 of them, 27 by
-    default): looking there first saves starting a git process on every commit.
-    """
-    try:
-        loose = len(os.listdir(root / ".git" / "objects" / "17"))
-    except OSError:
-        loose = 27  # not a plain repository layout: let git decide
-    if loose >= 27:
-        _run(root, "maintenance", "run", "--auto", "--quiet", env=env, check=False)
-
-
-def _commit_paths(root: Path, paths: list[str], message: str, env: dict[str, str]) -> bool:
-    """`git add` + `git commit --only PATH…`: commits exactly `paths` whatever else is staged."""
-    import tempfile  # the porcelain way only: tempfile costs a millisecond on every write
-
-    fd, listing = tempfile.mkstemp(prefix="mem-pathspec-", suffix=".txt")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write("".join(f"{path}\0" for path in paths))
+    repo = _repo(root)
+    wanted = _known(repo, root, sorted(set(paths)))
+    if not wanted:
+        return False
+    env = {**identity_env(root), **_LITERAL}
+    with tempfile.TemporaryDirectory(prefix="mem-commit-") as folder:
+        listing, note = Path(folder, "paths"), Path(folder, "message")
+        listing.write_text("".join(f"{path}\0" for path in wanted), encoding="utf-8")
+        note.write_text(message, encoding="utf-8")
         spec = (f"--pathspec-from-file={listing}", "--pathspec-file-nul")
-        _run(root, "add", "--all", *spec, env=env)
-        staged = _run(root, "diff", "--cached", "--name-only", "--no-renames", "-z", env=env).stdout.split("\0")
-        if not set(staged) & set(paths):
-            return False
-        crash_point("mid-commit")
-        _run(root, "commit", "--quiet", "--no-verify", "--file=-", *spec, env=env, stdin=message)
-    finally:
-        os.unlink(listing)
-    return True
+        _call(repo.git, root, "add", "--all", *spec, env=env)
+        crash_point("mid-commit")  # mem's paths are staged; the commit is not made
+        done = _call(
+            repo.git,
+            root,
+            "commit",
+            "--only",
+            "--quiet",
+            "--no-verify",
+            "--cleanup=verbatim",
+            f"--file={note}",
+            *spec,
+            env=env,
+            check=False,
+        )
+        if done.status == 0:
+            return True
+        if not _staged(repo, root, wanted):
+            return False  # git had nothing to commit: the paths are as HEAD has them
+        _call(repo.git, root, "reset", "--quiet", *spec, env=_LITERAL, check=False)
+    raise GitError(_failure(root, "commit", done))
+
+
+def _known(repo: git.Repo, root: Path, paths: list[str]) -> list[str]:
+    """`paths` without those that are neither on disk nor in git's index (git refuses to add them)."""
+    gone = [path for path in paths if not os.path.lexists(root / path)]
+    if not gone:
+        return paths
+    tracked = set(_call(repo.git, root, "ls-files", "-z").out.split("\0"))
+    return [path for path in paths if path not in gone or path in tracked]
+
+
+def _staged(repo: git.Repo, root: Path, paths: list[str]) -> bool:
+    """Whether the index holds any of `paths` otherwise than HEAD does."""
+    out = _call(repo.git, root, "diff", "--cached", "--name-only", "--no-renames", "-z").out
+    return not set(paths).isdisjoint(out.split("\0"))
 
 
 def log(root: Path, path: str | None = None, limit: int = 50) -> list[dict[str, str]]:
     """Recent commits (newest first), optionally only those touching `path`."""
-    import git
-
-    repo = git.Repo(root)
-    out = []
-    for item in repo.iter_commits(paths=path, max_count=limit) if path else repo.iter_commits(max_count=limit):
-        out.append(
-            {
-                "commit": item.hexsha,
-                "date": item.committed_datetime.isoformat(),
-                "author": f"{item.author.name} <{item.author.email}>",
-                "message": str(item.message).strip(),
-            }
-        )
-    return out
+    repo = _repo(root)
+    found = repo.iter_commits(paths=path, max_count=limit) if path else repo.iter_commits(max_count=limit)
+    return [
+        {
+            "commit": item.hexsha,
+            "date": item.committed_datetime.isoformat(),
+            "author": f"{item.author.name} <{item.author.email}>",
+            "message": str(item.message).strip(),
+        }
+        for item in found
+    ]
 
 
 def changed_files(root: Path) -> list[tuple[str, str]]:
     """Uncommitted changes as (two-letter status, path), untracked files included, ignored ones not."""
-    out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all").stdout
+    out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all").out
     entries = out.split("\0")
     changes: list[tuple[str, str]] = []
     index = 0
@@ -412,29 +255,26 @@ def changed_files(root: Path) -> list[tuple[str, str]]:
 
 def restore(root: Path, relpath: str) -> None:
     """Put a file back as it is in HEAD (or remove it when HEAD does not have it)."""
-    known = _run(root, "cat-file", "-e", f"HEAD:{relpath}", check=False).returncode == 0
-    _run(root, "reset", "--quiet", "--", relpath, check=False)
+    known = _run(root, "cat-file", "-e", f"HEAD:{relpath}", check=False).status == 0
+    _run(root, "reset", "--quiet", "--", relpath, env=_LITERAL, check=False)
     if known:
-        _run(root, "checkout", "HEAD", "--", relpath)
+        _run(root, "checkout", "HEAD", "--", relpath, env=_LITERAL)
     else:
         (root / relpath).unlink(missing_ok=True)
 
 
 def fsck(root: Path) -> str | None:
     """git's own consistency check; None when clean, else its complaint."""
-    result = _run(root, "fsck", "--full", "--no-dangling", check=False)
-    if result.returncode == 0 and not result.stdout.strip():
+    done = _run(root, "fsck", "--full", "--no-dangling", check=False)
+    said = (done.err or done.out).strip()
+    if done.status == 0 and not done.out.strip():
         return None
-    return (
-        (result.stderr or result.stdout).strip().splitlines()[0]
-        if (result.stderr or result.stdout).strip()
-        else "failed"
-    )
+    return said.splitlines()[0] if said else "failed"
 
 
 def index_lock(root: Path) -> Path:
     """Where git keeps its index lock (left behind when a git process is killed mid-commit)."""
-    return root / ".git" / "index.lock"
+    return Path(_repo(root).git_dir) / "index.lock"
 
 
 def rewrite_blobs(root: Path, transform: Callable[[bytes], bytes]) -> int:
@@ -443,19 +283,12 @@ def rewrite_blobs(root: Path, transform: Callable[[bytes], bytes]) -> int:
     Returns how many blobs changed. Commits whose trees are unchanged keep their content; their ids
     change only where an ancestor changed. Old objects stay in the object store until `purge_unreachable`.
     """
-    exported = subprocess.run(
-        ["git", "-C", str(root), "fast-export", "--all", "--signed-tags=strip", "--reencode=yes"],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-    )
-    if exported.returncode != 0:
-        raise GitError(f"git fast-export failed in {root}: {exported.stderr.decode(errors='replace').strip()}")
-    stream, changed = _transform_stream(exported.stdout, transform)
-    imported = subprocess.run(
-        ["git", "-C", str(root), "fast-import", "--force", "--quiet"], input=stream, capture_output=True
-    )
-    if imported.returncode != 0:
-        raise GitError(f"git fast-import failed in {root}: {imported.stderr.decode(errors='replace').strip()}")
+    exported = _bytes(root, "fast-export", "--all", "--signed-tags=strip", "--reencode=yes")
+    stream, changed = _transform_stream(exported, transform)
+    with tempfile.TemporaryFile(prefix="mem-history-") as handle:
+        handle.write(stream)
+        handle.seek(0)
+        _run(root, "fast-import", "--force", "--quiet", stdin=handle)
     _run(root, "reset", "--quiet")  # the index follows the rewritten HEAD; the working tree is untouched
     return changed
 
@@ -495,66 +328,56 @@ def purge_unreachable(root: Path) -> None:
 
 def all_objects_text(root: Path) -> bytes:
     """The content of every object in the store (reachable or not), for purge checks."""
-    listed = _run(root, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").stdout.split()
-    result = subprocess.run(
-        ["git", "-C", str(root), "cat-file", "--batch"], input="\n".join(listed).encode() + b"\n", capture_output=True
-    )
-    return result.stdout
+    return _bytes(root, "cat-file", "--batch-all-objects", "--batch")
 
 
-# --- sync (issue 6): fetch, merge, push and the plumbing around them -------------------------------
+# --- sync (issue 6): fetch, merge, push and what they need to know -------------------------------
 
 
 def get_config(root: Path, key: str) -> str | None:
     """A git setting as this repository sees it, or None when unset."""
     found = _run(root, "config", "--get", key, check=False)
-    return found.stdout.strip() if found.returncode == 0 else None
+    return found.out.strip() if found.status == 0 else None
 
 
 def remotes(root: Path) -> list[str]:
     """The names of the configured remotes, sorted."""
-    return sorted(_run(root, "remote").stdout.split())
+    return sorted(_run(root, "remote").out.split())
 
 
 def current_branch(root: Path) -> str | None:
     """The checked-out branch's short name, or None on a detached HEAD."""
     found = _run(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
-    if found.returncode != 0:
-        return None
-    return found.stdout.strip() or None
+    return (found.out.strip() or None) if found.status == 0 else None
 
 
 def rev(root: Path, ref: str) -> str | None:
     """The commit `ref` names, or None when it does not exist (an unborn branch, a missing remote branch)."""
     found = _run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
-    if found.returncode != 0:
-        return None
-    return found.stdout.strip() or None
+    return (found.out.strip() or None) if found.status == 0 else None
 
 
 def count(root: Path, since: str | None, until: str) -> int:
     """How many commits `until` has that `since` has not (all of `until`'s history when `since` is None)."""
     span = until if since is None else f"{since}..{until}"
-    return int(_run(root, "rev-list", "--count", span).stdout.strip() or 0)
+    return int(_run(root, "rev-list", "--count", span).out.strip() or 0)
 
 
 def merge_base(root: Path, a: str, b: str) -> str | None:
     """The best common ancestor of two commits, or None when their histories are unrelated."""
     found = _run(root, "merge-base", a, b, check=False)
-    if found.returncode != 0:
-        return None
-    return found.stdout.strip() or None
+    return (found.out.strip() or None) if found.status == 0 else None
 
 
 def changed_since_base(root: Path, ours: str, theirs: str) -> list[str]:
     """Paths `theirs` changed since its common ancestor with `ours` (what merging it can touch)."""
-    out = _run(root, "diff", "--name-only", "--no-renames", "-z", f"{ours}...{theirs}").stdout
+    out = _run(root, "diff", "--name-only", "--no-renames", "-z", f"{ours}...{theirs}").out
     return sorted({p for p in out.split("\0") if p})
 
 
 def attribute(root: Path, relpath: str, name: str) -> str | None:
     """The value .gitattributes gives attribute `name` for `relpath` (None when unspecified)."""
-    out = _run(root, "check-attr", "-z", name, "--", relpath).stdout.split("\0")
+    out = _run(root, "check-attr", "-z", name, "--", relpath).out.split("\0")
     value = out[2] if len(out) > 2 else "unspecified"
     return None if value == "unspecified" else value
 
@@ -571,7 +394,7 @@ def merge_in_progress(root: Path) -> bool:
 
 def unmerged(root: Path) -> list[str]:
     """Paths a merge left in conflict."""
-    out = _run(root, "diff", "--name-only", "--diff-filter=U", "-z").stdout
+    out = _run(root, "diff", "--name-only", "--diff-filter=U", "-z").out
     return sorted({p for p in out.split("\0") if p})
 
 
@@ -583,7 +406,7 @@ def fetch(root: Path, remote: str) -> None:
 def merge(root: Path, ref: str, message: str) -> tuple[bool, str]:
     """Merge `ref` into the current branch (configured merge drivers run); (clean, git's messages)."""
     # --ff overrides a user's merge.ff=only/false: fast-forward when possible, else a merge commit.
-    result = _run(
+    done = _run(
         root,
         "merge",
         "--ff",
@@ -596,7 +419,7 @@ def merge(root: Path, ref: str, message: str) -> tuple[bool, str]:
         env=identity_env(root),
         check=False,
     )
-    return result.returncode == 0, (result.stdout + result.stderr).strip()
+    return done.status == 0, (done.out + done.err).strip()
 
 
 def merge_abort(root: Path) -> None:
@@ -605,12 +428,14 @@ def merge_abort(root: Path) -> None:
 
 
 def push(root: Path, remote: str, branch: str, set_upstream: bool) -> tuple[bool, str]:
-    """Push the current branch to `remote`'s branch of the same name; (pushed, git's messages)."""
-    args = ["push", "--quiet", "--porcelain"]
-    if set_upstream:
-        args.append("--set-upstream")
-    result = _run(root, *args, remote, f"refs/heads/{branch}:refs/heads/{branch}", check=False)
-    return result.returncode == 0, (result.stdout + result.stderr).strip()
+    """Push the current branch to `remote`'s branch of the same name; (pushed, git's messages).
+
+    The messages are git's `--porcelain` report: a line starting with `!` names a ref the remote
+    refused (another machine pushed first).
+    """
+    args = ["--quiet", "--porcelain", *(["--set-upstream"] if set_upstream else [])]
+    done = _run(root, "push", *args, remote, f"refs/heads/{branch}:refs/heads/{branch}", check=False)
+    return done.status == 0, (done.out + done.err).strip()
 
 
 def commit_everything(root: Path, message: str) -> bool:
@@ -620,7 +445,7 @@ def commit_everything(root: Path, message: str) -> bool:
     if merge_in_progress(root):  # keep git's own merge message (it names the merged branch)
         _run(root, "commit", "--quiet", "--no-verify", "--no-edit", env=env)
         return True
-    if _run(root, "diff", "--cached", "--quiet", check=False).returncode == 0:
+    if _run(root, "diff", "--cached", "--quiet", check=False).status == 0:
         return False
     _run(root, "commit", "--quiet", "--no-verify", "-m", message, env=env)
     return True
@@ -628,7 +453,7 @@ def commit_everything(root: Path, message: str) -> bool:
 
 def clone(url: str, path: Path) -> None:
     """Clone `url` into `path` (which must not exist or be empty)."""
-    _run(Path.cwd(), "clone", "--quiet", "--", url, str(path))
+    _call(_gitpython().Git(), Path.cwd(), "clone", "--quiet", "--", url, str(path))
 
 
 def checkout_tracking(root: Path, remote: str, branch: str) -> None:
@@ -638,37 +463,43 @@ def checkout_tracking(root: Path, remote: str, branch: str) -> None:
 
 def remote_branches(root: Path, remote: str) -> list[str]:
     """The branch names fetched from `remote` (refs/remotes/<remote>/*, without HEAD)."""
-    out = _run(root, "for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/").stdout
+    out = _run(root, "for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/").out
     prefix = f"refs/remotes/{remote}/"
     return sorted(name[len(prefix) :] for name in out.split() if name != prefix + "HEAD")
 
 
 def merge_file(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str, str]) -> tuple[bytes, bool]:
     """Git's own three-way text merge (`git merge-file`): (merged bytes, whether conflict markers were left)."""
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="mem-merge-") as tmp:
         folder = Path(tmp)
-        files = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
             (folder / name).write_bytes(data)
-            files.append(name)
-        result = _run(folder, "merge-file", "-L", labels[0], "-L", labels[1], "-L", labels[2], *files, check=False)
-        if result.returncode < 0 or result.returncode > 127:
-            raise GitError(f"git merge-file failed: {(result.stderr or result.stdout).strip()}")
-        return (folder / "ours").read_bytes(), result.returncode > 0
+        runner = _gitpython().Git(folder)  # no repository needed: git merges three files
+        done = _call(
+            runner,
+            folder,
+            "merge-file",
+            "-L",
+            labels[0],
+            "-L",
+            labels[1],
+            "-L",
+            labels[2],
+            "ours",
+            "base",
+            "theirs",
+            check=False,
+        )
+        if done.status < 0 or done.status > 127:  # 0: clean; 1-127: how many conflicts; else git failed
+            raise GitError(_failure(folder, "merge-file", done))
+        return (folder / "ours").read_bytes(), done.status > 0
 
 
 def removed_file(root: Path, relpath: str) -> tuple[str, bytes] | None:
     """The last committed version of a file that a later commit removed: (removing commit, bytes), or None."""
-    found = _run(root, "log", "-1", "--format=%H", "--diff-filter=D", "--", relpath, check=False).stdout.strip()
+    found = _run(
+        root, "log", "-1", "--format=%H", "--diff-filter=D", "--", relpath, env=_LITERAL, check=False
+    ).out.strip()
     if not found:
         return None
-    shown = subprocess.run(
-        ["git", "-C", str(root), "cat-file", "blob", f"{found}^:{relpath}"],
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-    )
-    if shown.returncode != 0:
-        raise GitError(f"git cat-file failed for {relpath} before {found[:10]}: {shown.stderr.decode().strip()}")
-    return found, shown.stdout
+    return found, _bytes(root, "cat-file", "blob", f"{found}^:{relpath}")
