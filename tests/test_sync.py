@@ -357,3 +357,143 @@ def test_a_push_that_loses_a_race_fetches_merges_and_pushes_again(
     mem(one, "sync")
     assert (one / MEMORY).read_bytes() == (two / MEMORY).read_bytes()
     assert {"timezone", "language"} <= {key for key, _value, _status in facts(one).values()}
+
+
+def notes_conflict(one: Path, two: Path) -> None:
+    """Both machines edited the same notes line: two's sync stops with markers in MEMORY.md's notes."""
+    for home, note in ((one, b"written on one\n"), (two, b"written on two\n")):
+        with (home / MEMORY).open("ab") as handle:
+            handle.write(note)
+    mem(one, "sync", "--commit")
+    mem(two, "sync", "--commit", code=1)
+    assert b"<<<<<<< ours" in (two / MEMORY).read_bytes()
+
+
+def test_no_write_during_an_unfinished_merge(machines: tuple[Path, Path, Path]) -> None:
+    _remote, one, two = machines
+    notes_conflict(one, two)
+    before, head = (two / MEMORY).read_bytes(), git(two, "rev-parse", "HEAD")
+    for args in (
+        ("add", "-u", "alice", "timezone", "UTC"),
+        ("add", "-u", "bob", "timezone", "UTC"),  # a scope the merge did not touch
+        ("episode", "Refund issued for order O-1", "-u", "alice"),
+        ("forget", "-u", "alice", "plan_tier"),
+    ):
+        refused = mem(two, *args, code=1)
+        assert refused.stderr.startswith(f"mem: error: an earlier `mem sync` left a merge unfinished in {two}")
+        assert "then run `mem sync --commit`" in refused.stderr and f"git -C {two} merge --abort" in refused.stderr
+    assert (two / MEMORY).read_bytes() == before and git(two, "rev-parse", "HEAD") == head
+    assert not (two / "users" / "bob").exists() and not (two / "users" / "alice" / "episodes").exists()
+
+    (two / MEMORY).write_bytes(re.sub(rb"(?m)^(<<<<<<< ours|=======|>>>>>>> theirs)\n", b"", before))
+    mem(two, "sync", "--commit")
+    mem(two, "add", "-u", "alice", "timezone", "UTC")  # writes again once the merge is done
+    assert b"<<<<<<<" not in git(two, "show", "HEAD:" + MEMORY).encode()
+
+
+def test_doctor_reports_an_unfinished_merge_and_its_markers(machines: tuple[Path, Path, Path]) -> None:
+    _remote, one, two = machines
+    notes_conflict(one, two)
+    line = (two / MEMORY).read_bytes().split(b"\n").index(b"<<<<<<< ours") + 1
+    report = mem(two, "doctor", code=1)
+    assert ".git/MERGE_HEAD: an unfinished `mem sync` merge" in report.stdout
+    assert f"{MEMORY}:{line}: conflict markers left by a merge" in report.stdout
+    assert "uncommitted change" not in report.stdout  # the merge's changes are not doctor's to commit
+    fixed = mem(two, "doctor", "--fix", code=1)
+    assert b"<<<<<<< ours" in (two / MEMORY).read_bytes() and "MERGE_HEAD" in fixed.stdout
+    git(two, "merge", "--abort")
+    assert mem(two, "doctor").stdout == "healthy\n"
+
+
+def test_markers_committed_by_hand_are_reported_by_doctor(home: Path) -> None:
+    mem(home, "add", "-u", "alice", "plan_tier", "Pro")
+    with (home / MEMORY).open("ab") as handle:
+        handle.write(b"<<<<<<< ours\nmine\n=======\ntheirs\n>>>>>>> theirs\n")
+    git(home, "commit", "--quiet", "-am", "a merge finished by hand, markers and all")
+    report = mem(home, "doctor", code=1)
+    assert f"{MEMORY}:" in report.stdout and "conflict markers left by a merge" in report.stdout
+
+
+@pytest.mark.parametrize("missing", ["base", "ours", "theirs"])
+def test_merge_driver_with_a_missing_file_says_which(isolated: Path, missing: str) -> None:
+    files = {side: isolated / side for side in ("base", "ours", "theirs")}
+    for side, path in files.items():
+        if side != missing:
+            path.write_bytes(b"---\nscope: user:alice\nfacts: []\n---\nnotes\n")
+    result = runner.invoke(app, ["merge-driver", *(str(p) for p in files.values()), MEMORY])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(
+        f"mem: error: mem merge-driver: cannot read the {missing} version {files[missing]}: "
+    )
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+
+
+def test_concurrent_syncs_of_five_clones_all_succeed_and_lose_nothing(
+    machines: tuple[Path, Path, Path],
+) -> None:
+    """Five machines write, then sync at the same moment against one remote: each sync fetches, merges
+    and pushes again until its push lands (docs/RELIABILITY.md, "Sync")."""
+    remote, one, _two = machines
+    clones = [one] + [remote.parent / f"clone{n}" for n in range(4)]
+    for clone in clones[1:]:
+        assert runner.invoke(app, ["init", "--clone", str(remote), str(clone)]).exit_code == 0
+    for n, clone in enumerate(clones):
+        mem(clone, "add", "-u", "alice", f"from_clone_{n}", f"value {n}", "--at", "2026-06-01")
+        mem(clone, "add", "-u", f"user{n}", "timezone", f"UTC+{n}", "--at", "2026-06-01")
+    wanted: dict[str, dict[str, tuple[str, str, str]]] = {}
+    for n, clone in enumerate(clones):
+        for path in (MEMORY, f"users/user{n}/MEMORY.md"):
+            wanted.setdefault(path, {}).update(facts(clone, path))
+    syncs = [
+        subprocess.Popen(
+            [shutil.which("mem") or "mem", "--home", str(c), "sync"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for c in clones
+    ]
+    said = [p.communicate(timeout=120)[1] for p in syncs]
+    assert [p.returncode for p in syncs] == [0] * len(clones), said
+    for clone in clones:  # the first to push has not yet seen the others' commits
+        mem(clone, "sync")
+    for clone in clones:
+        for path, expected in wanted.items():
+            assert expected.items() <= facts(clone, path).items(), (clone, path)
+        assert (clone / MEMORY).read_bytes() == (clones[-1] / MEMORY).read_bytes()
+    assert len({git(c, "rev-parse", "HEAD") for c in [*clones, remote]}) == 1
+
+
+def test_a_remote_that_keeps_moving_stops_after_a_few_attempts_and_says_so(
+    machines: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memfiles.ops import sync
+    from memfiles.store import gitrepo
+
+    _remote, one, two = machines
+    real_push = gitrepo.push
+    pushes: list[int] = []
+
+    def always_second(root: Path, remote: str, branch: str, set_upstream: bool) -> tuple[bool, str]:
+        if root == two:  # machine one pushes between each of two's fetches and its push
+            pushes.append(1)
+            mem(one, "add", "-u", "alice", f"race_{len(pushes)}", "v", "--at", "2026-06-01")
+            mem(one, "sync")
+        return real_push(root, remote, branch, set_upstream)
+
+    monkeypatch.setattr(gitrepo, "push", always_second)
+    monkeypatch.setattr(sync, "BACKOFF_SECONDS", (0.0, 0.0))
+    mem(two, "add", "-u", "alice", "language", "fr", "--at", "2026-06-01")
+    result = mem(two, "sync", code=1)
+    assert len(pushes) == sync.SYNC_ATTEMPTS
+    name = branch(two)
+    assert result.stderr.startswith(
+        f"mem: error: origin kept moving: another machine pushed to origin/{name} between mem's fetch and push "
+        f"{sync.SYNC_ATTEMPTS} times in a row (git said: "
+    )
+    assert result.stderr.endswith("nothing is lost: run `mem sync` again\n")
+    monkeypatch.setattr(gitrepo, "push", real_push)
+    mem(two, "sync")  # once the remote stands still, the same commits go through
+    mem(one, "sync")
+    assert (one / MEMORY).read_bytes() == (two / MEMORY).read_bytes()
+    assert {"language", "race_1", f"race_{sync.SYNC_ATTEMPTS}"} <= {key for key, _v, _s in facts(one).values()}

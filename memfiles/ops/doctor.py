@@ -1,10 +1,11 @@
 """`mem doctor`: find what a crash, a hand edit or a bad merge left wrong in a home, and repair it.
 
 Checks, each a Problem line: settings parse; every MEMORY.md parses; no recall index is corrupt;
-no temp files from an interrupted write; no stale git index lock; no uncommitted memory changes;
-git's own fsck. Repairs (`--fix`) only what is safe: an uncommitted file that parses is committed,
-one that does not is restored from the last commit; temp files and a stale index lock are removed;
-a corrupt index is rebuilt (`--reindex` rebuilds every one: the indexes are caches of the files).
+no temp files from an interrupted write; no unfinished sync merge and no conflict markers; no stale
+git index lock; no uncommitted memory changes; git's own fsck. Repairs (`--fix`) only what is safe:
+an uncommitted file that parses is committed, one that does not is restored from the last commit;
+temp files and a stale index lock are removed; a corrupt index is rebuilt (`--reindex` rebuilds
+every one: the indexes are caches of the files). An unfinished merge and conflict markers need a person.
 """
 
 from __future__ import annotations
@@ -117,14 +118,46 @@ def _git_state(paths: Paths) -> list[Problem]:
         return [Problem(str(root), "is not a git repository; run `mem init` on it")]
     problems: list[Problem] = []
     lock = gitrepo.index_lock(root)
-    if lock.exists():
+    merging = gitrepo.merge_in_progress(root)
+    if merging:  # its changes are the merge's: a person finishes or aborts it, doctor commits nothing
+        problems.append(
+            Problem(
+                ".git/MERGE_HEAD",
+                "an unfinished `mem sync` merge (mem refuses writes until it is done): edit the files with "
+                f"conflict markers, then run `mem sync --commit`; or give it up: git -C {root} merge --abort",
+            )
+        )
+    elif lock.exists():
         problems.append(Problem(".git/index.lock", "stale git index lock (a git process was killed)", _remover(lock)))
     else:
         problems.extend(_uncommitted(paths))
+    problems.extend(_markers(paths, gitrepo.unmerged(root) if merging else []))
     trouble = gitrepo.fsck(root)
     if trouble:
         problems.append(Problem(".git", f"git fsck: {trouble}"))
     return problems
+
+
+def _markers(paths: Paths, unmerged: list[str]) -> list[Problem]:
+    """Conflict markers a merge left: in the files it left unmerged, and in any scope's MEMORY.md."""
+    from memfiles.ops.sync import conflict_marker_line
+
+    found = []
+    candidates = {*unmerged, *(paths.relative(paths.memory_file(scope)) for scope in paths.scopes())}
+    for relpath in sorted(candidates):
+        try:
+            line = conflict_marker_line((paths.root / relpath).read_bytes())
+        except OSError:
+            continue
+        if line is not None:
+            found.append(
+                Problem(
+                    f"{relpath}:{line}",
+                    "conflict markers left by a merge: keep the right text and delete the <<<<<<< ======= >>>>>>> "
+                    "lines" + (", then run `mem sync --commit`" if relpath in unmerged else ", then commit the file"),
+                )
+            )
+    return found
 
 
 def _uncommitted(paths: Paths) -> list[Problem]:

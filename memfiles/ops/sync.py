@@ -3,25 +3,29 @@
 Git is the distributed engine. Pre-checks come first and raise MemError with the fix (a configured
 remote, a checked-out branch, no hand edits unless asked to commit them, no unfinished merge);
 then fetch, merge (git runs the MEMORY.md merge driver registered by `mem init`) and push, all
-through `memfiles.store.gitrepo`. The merge rules themselves live in `memfiles.ops.merge`.
+through `memfiles.store.gitrepo`; when another machine pushed in between, the three run again
+(`SYNC_ATTEMPTS`, a random pause before each). The merge rules themselves live in `memfiles.ops.merge`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import random
 import re
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from memfiles.errors import GitError, HomeError, MemError
+from memfiles.errors import GitError, HomeError, MemError, UsageError
 from memfiles.format import layout
 from memfiles.format.layout import Paths
 from memfiles.store import gitrepo
 
 HAND_EDITS_MESSAGE = "mem: commit hand edits"
-PUSH_ATTEMPTS = 3  # another machine may push between our fetch and our push: fetch, merge, retry
+SYNC_ATTEMPTS = 5  # another machine may push between our fetch and our push: fetch, merge, push again
+BACKOFF_SECONDS = (0.05, 0.5)  # a random pause before each new attempt
 _MARKER = re.compile(rb"^(<<<<<<<|>>>>>>>)( |$)", re.MULTILINE)
 _NOT_ON_PATH = (
     "`mem` is not on PATH, so git cannot run the MEMORY.md merge driver (`mem merge-driver`): a MEMORY.md "
@@ -63,23 +67,35 @@ def sync(
     result = SyncResult(remote, branch)
     with _locked(paths, []):
         result.committed_hand_edits = _prepare(paths, commit)
-    tracking = f"refs/remotes/{remote}/{branch}"
-    for attempt in range(PUSH_ATTEMPTS):
+    tracking, said = f"refs/remotes/{remote}/{branch}", ""
+    for attempt in range(1, SYNC_ATTEMPTS + 1):
         gitrepo.fetch(root, remote)
         theirs = gitrepo.rev(root, tracking)
         if theirs is not None:
             result.received += _merge(paths, remote, branch, theirs)
         ahead = gitrepo.count(root, theirs, "HEAD")
         if ahead == 0:
-            break
+            return result
         first = gitrepo.upstream(root, branch) is None
         pushed, said = gitrepo.push(root, remote, branch, set_upstream=first)
         if pushed:
             result.sent, result.set_upstream = ahead, first
-            break
-        if "[rejected]" not in said or attempt == PUSH_ATTEMPTS - 1:
+            return result
+        if not _refused_ref(said):  # not a race (no access, no such remote…): trying again would not help
             raise GitError(f"git push to {remote} failed in {root}: {_tail(said)}")
-    return result
+        if attempt < SYNC_ATTEMPTS:
+            time.sleep(random.uniform(*BACKOFF_SECONDS))  # jittered, so racing machines fall out of step
+    raise GitError(
+        f"{remote} kept moving: another machine pushed to {remote}/{branch} between mem's fetch and push "
+        f"{SYNC_ATTEMPTS} times in a row (git said: {_tail(said)}); every commit is still here in {root}, "
+        "nothing is lost: run `mem sync` again"
+    )
+
+
+def _refused_ref(said: str) -> bool:
+    """Whether git's `--porcelain` push report names a ref the remote refused (`!`): rejected as not a
+    fast-forward, or refused by the remote because another push was updating it at that moment."""
+    return any(line.startswith("!") for line in said.splitlines())
 
 
 def _no_remote(root: Path, remote: str, known: list[str]) -> str:
@@ -153,9 +169,8 @@ def _check_files(paths: Paths, changed: list[str]) -> None:
         if not path.is_file() or path.is_symlink():
             continue
         data = path.read_bytes()
-        marker = _MARKER.search(data) if relpath.endswith(".md") else None
-        if marker is not None:
-            line = data[: marker.start()].count(b"\n") + 1
+        line = conflict_marker_line(data) if relpath.endswith(".md") else None
+        if line is not None:
             raise MemError(
                 f"{relpath}:{line}: conflict markers are still there; keep the right text, delete the "
                 "<<<<<<< ======= >>>>>>> lines, then run `mem sync --commit` again"
@@ -268,7 +283,7 @@ def run_merge_driver(base: Path, ours: Path, theirs: Path, relpath: str) -> bool
     from memfiles.store.files import atomic_write
 
     expected = _expected_scope(relpath)
-    raw = {side: path.read_bytes() for side, path in (("base", base), ("ours", ours), ("theirs", theirs))}
+    raw = {side: _version(side, path) for side, path in (("base", base), ("ours", ours), ("theirs", theirs))}
     docs = {side: memoryfile.parse(data, f"{relpath} ({side})", expected) for side, data in raw.items()}
 
     def merge_text(old: bytes, mine: bytes, other: bytes) -> tuple[bytes, bool]:
@@ -281,3 +296,20 @@ def run_merge_driver(base: Path, ours: Path, theirs: Path, relpath: str) -> bool
         data = result.doc.bom + result.doc.body
     atomic_write(ours, data)
     return not result.body_conflict
+
+
+def _version(side: str, path: Path) -> bytes:
+    """One of the three versions git hands the merge driver; UsageError naming it when it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(
+            f"mem merge-driver: cannot read the {side} version {path}: {exc.strerror or exc}; git runs "
+            "`mem merge-driver %O %A %B %P` itself during a merge, with three files it has just written"
+        ) from None
+
+
+def conflict_marker_line(data: bytes) -> int | None:
+    """The line of the first conflict marker (`<<<<<<<` or `>>>>>>>` at a line's start) a merge left, if any."""
+    marker = _MARKER.search(data)
+    return None if marker is None else data[: marker.start()].count(b"\n") + 1
