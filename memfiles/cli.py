@@ -93,6 +93,9 @@ def init(
     clone: Annotated[
         str | None, typer.Option("--clone", metavar="URL", help="Set up another machine: clone URL (see `mem sync`).")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Make a home even of / or your home folder (refused without it).")
+    ] = False,
 ) -> None:
     """Create a memory home: a git repository with mem.toml, .gitattributes and a first commit."""
     from memfiles.format.layout import resolve_home
@@ -102,7 +105,7 @@ def init(
     if clone is not None:
         _init_clone(clone, root)
         return
-    if init_home(root):
+    if init_home(root, force=force):
         output.line(f"created memory home at {root}")
     else:
         output.line(f"{root} is already a memory home; nothing changed")

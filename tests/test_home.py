@@ -129,3 +129,79 @@ def test_settings_are_read_again_when_mem_toml_changes(home: Path) -> None:
     assert load_config(home / "mem.toml").half_life_days == 7
     (home / ".cache" / "config.json").write_text("{not json")
     assert load_config(home / "mem.toml").half_life_days == 7
+
+
+def test_init_under_a_file_says_what_is_in_the_way(isolated: Path) -> None:
+    blocker = isolated / "notes.txt"
+    blocker.write_text("a file, not a folder\n")
+    for target in (blocker / "home", blocker / "deeper" / "home", blocker):
+        result = runner.invoke(app, ["init", str(target)])
+        assert result.exit_code == 1, result.output
+        assert result.stderr == (
+            f"mem: error: cannot create a memory home at {target}: {blocker} is a file, not a folder; "
+            "choose another folder: mem init PATH (or set $MEM_HOME)\n"
+        )
+    assert blocker.read_text() == "a file, not a folder\n"
+
+
+def test_init_under_a_broken_link_or_an_unwritable_folder_is_a_clear_error(isolated: Path) -> None:
+    link = isolated / "gone"
+    link.symlink_to(isolated / "nowhere")
+    result = runner.invoke(app, ["init", str(link / "home")])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr == (
+        f"mem: error: cannot create a memory home at {link / 'home'}: {link} is a link to something that does "
+        "not exist; choose another folder: mem init PATH (or set $MEM_HOME)\n"
+    )
+    locked = isolated / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        if _writable(locked):
+            pytest.skip("running as a user who can write anywhere (root)")
+        result = runner.invoke(app, ["init", str(locked / "home")])
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1
+        assert result.stderr.startswith(f"mem: error: cannot create a memory home at {locked / 'home'}: ")
+    finally:
+        locked.chmod(0o700)
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        (folder / "probe").touch()
+    except OSError:
+        return False
+    (folder / "probe").unlink()
+    return True
+
+
+@pytest.mark.parametrize("how", ["argument", "env", "option"])
+def test_init_refuses_the_filesystem_root(how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memfiles.store import gitrepo
+
+    def never(*_args: object, **_kwargs: object) -> None:  # should the refusal break, / stays untouched
+        pytest.fail("mem init went on to create a home at /")
+
+    monkeypatch.setattr(Path, "mkdir", never)
+    monkeypatch.setattr(Path, "write_text", never)
+    monkeypatch.setattr(gitrepo, "init", never)
+    args = {"argument": ["init", "/"], "env": ["init"], "option": ["--home", "/", "init"]}[how]
+    if how == "env":
+        monkeypatch.setenv("MEM_HOME", "/")
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("mem: error: refusing to make / (the filesystem root) a memory home: ")
+    assert "a memory home is a git repository of its own" in result.stderr and "--force" in result.stderr
+    assert not Path("/mem.toml").exists()
+
+
+def test_init_refuses_the_home_folder_unless_forced(isolated: Path) -> None:
+    folder = isolated / "fakehome"  # the fixture's $HOME
+    result = runner.invoke(app, ["init", str(folder)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"mem: error: refusing to make {folder} (your home folder) a memory home: ")
+    assert "would put every file under it in git's view" in result.stderr
+    assert not (folder / ".git").exists() and not (folder / "mem.toml").exists()
+    forced = runner.invoke(app, ["init", str(folder), "--force"])
+    assert forced.exit_code == 0 and forced.output == f"created memory home at {folder}\n"
+    assert (folder / ".git").is_dir() and (folder / "mem.toml").is_file()
+    assert runner.invoke(app, ["init", str(folder)]).output == f"{folder} is already a memory home; nothing changed\n"
