@@ -180,18 +180,18 @@ def test_modes_links_and_repository_settings_are_committed_as_git_sees_them(home
 
 def test_thousands_of_paths_with_any_characters_in_one_commit(home: Path) -> None:
     """More paths than a command line holds, named literally: `*` and `[x]` are names, not patterns."""
-    names = [f"users/u{n:04d}/episodes/2026/08/e {n} é.md" for n in range(3000)]
+    names = [f"users/u{n % 20:02d}/episodes/2026/08/e {n:04d} é.md" for n in range(2000)]
     names += ["users/a/*.md", "users/a/[x].md"]
     for name in names:
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(f"{name}\n")
     (home / "users" / "a" / "other.md").write_text("a person's, matched by the glob *.md\n")
-    assert gitrepo.commit(home, names, "mem: episodes (3002)\n")
+    assert gitrepo.commit(home, names, "mem: episodes (2002)\n")
     assert sorted(named_in_head(home)) == sorted(names)
     assert git(home, "status", "--porcelain", "--untracked-files=all") == "?? users/a/other.md\n"
     (home / names[0]).unlink()
     assert gitrepo.commit(home, names[:1], "mem: remove\n")
-    assert named_in_head(home) == names[:1]
+    assert named_in_head(home) == names[:1] == ["users/u00/episodes/2026/08/e 0000 é.md"]
     assert names[0] not in git(home, "ls-tree", "-r", "-z", "--name-only", "HEAD").split("\0")
 
 
