@@ -61,6 +61,38 @@ def purge(paths: Paths, scope: Scope, target: str) -> tuple[list[Fact], int]:
         raise MemError("the home has uncommitted changes; commit or discard them (see `mem doctor`) before --purge")
     gone = forget(paths, scope, target)
     with scope_lock(paths, scope), git_lock(paths):
-        changed = gitrepo.rewrite_blobs(paths.root, scrubber(scope, gone))
+        stream, changed = rewrite_blobs(gitrepo.export_history(paths.root), scrubber(scope, gone))
+        gitrepo.import_history(paths.root, stream)
         gitrepo.purge_unreachable(paths.root)
     return gone, changed
+
+
+def rewrite_blobs(stream: bytes, transform: Callable[[bytes], bytes]) -> tuple[bytes, int]:
+    """A `git fast-export` stream with every blob passed through `transform`, and how many blobs changed.
+
+    Commits whose trees are unchanged keep their content; their ids change only where an ancestor changed.
+    """
+    out: list[bytes] = []
+    changed = 0
+    position = 0
+    in_blob = False
+    while position < len(stream):
+        end = stream.find(b"\n", position)
+        end = len(stream) if end < 0 else end
+        line = stream[position:end]
+        position = end + 1
+        if line == b"blob":
+            in_blob = True
+        if line.startswith(b"data "):
+            size = int(line[5:])
+            payload = stream[position : position + size]
+            position += size
+            if in_blob:
+                new = transform(payload)
+                changed += new != payload
+                payload = new
+                in_blob = False
+            out.append(b"data %d\n" % len(payload) + payload)
+            continue
+        out.append(line + b"\n")
+    return b"".join(out), changed

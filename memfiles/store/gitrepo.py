@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -27,6 +26,8 @@ FALLBACK_NAME = "mem"
 FALLBACK_EMAIL = "mem@localhost"
 _NO_GIT = "git is not installed or not on PATH; memfiles needs git to keep a home's history"
 _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}  # a path is a name, never a glob
+# the given paths alone; no hooks (mem's own commits); the message exactly as written
+_COMMIT_ONLY = ("--only", "--quiet", "--no-verify", "--cleanup=verbatim")
 
 
 def _gitpython() -> ModuleType:
@@ -54,11 +55,12 @@ def _repo(root: Path) -> git.Repo:
 
 @dataclass(frozen=True, slots=True)
 class _Done:
-    """A finished git command: its exit status and what it printed."""
+    """A finished git command: its exit status and what it printed (`raw`: the bytes, when asked for)."""
 
     status: int
     out: str
     err: str
+    raw: bytes = b""
 
 
 def _call(
@@ -69,6 +71,7 @@ def _call(
     env: dict[str, str] | None = None,
     stdin: IO[bytes] | None = None,
     check: bool = True,
+    binary: bool = False,
 ) -> _Done:
     """Run `git COMMAND ARGS…` through GitPython; GitError with git's own words if it fails and `check`."""
     try:
@@ -78,11 +81,12 @@ def _call(
             istream=stdin,
             with_extended_output=True,
             with_exceptions=False,  # checked below: the error then quotes git as git wrote it
+            stdout_as_string=not binary,
             strip_newline_in_stdout=False,
         )
     except _gitpython().GitCommandNotFound:
         raise GitError(_NO_GIT) from None
-    done = _Done(status, out, err)
+    done = _Done(status, "", err, out) if binary else _Done(status, out, err)
     if check and status != 0:
         raise GitError(_failure(where, command, done))
     return done
@@ -95,27 +99,10 @@ def _run(
     env: dict[str, str] | None = None,
     stdin: IO[bytes] | None = None,
     check: bool = True,
+    binary: bool = False,
 ) -> _Done:
     """Run a git command in the repository at `root`."""
-    return _call(_repo(root).git, root, command, *args, env=env, stdin=stdin, check=check)
-
-
-def _bytes(root: Path, command: str, *args: str) -> bytes:
-    """The raw bytes a git command prints (objects, history streams)."""
-    try:
-        status, out, err = getattr(_repo(root).git, command)(
-            *args,
-            with_extended_output=True,
-            with_exceptions=False,
-            stdout_as_string=False,
-            strip_newline_in_stdout=False,
-        )
-    except _gitpython().GitCommandNotFound:
-        raise GitError(_NO_GIT) from None
-    if status != 0:
-        raise GitError(_failure(root, command, _Done(status, "", err)))
-    data: bytes = out
-    return data
+    return _call(_repo(root).git, root, command, *args, env=env, stdin=stdin, check=check, binary=binary)
 
 
 def _failure(root: Path, command: str, done: _Done) -> str:
@@ -184,19 +171,7 @@ def commit(root: Path, paths: list[str], message: str) -> bool:
         spec = (f"--pathspec-from-file={listing}", "--pathspec-file-nul")
         _call(repo.git, root, "add", "--all", *spec, env=env)
         crash_point("mid-commit")  # mem's paths are staged; the commit is not made
-        done = _call(
-            repo.git,
-            root,
-            "commit",
-            "--only",
-            "--quiet",
-            "--no-verify",
-            "--cleanup=verbatim",
-            f"--file={note}",
-            *spec,
-            env=env,
-            check=False,
-        )
+        done = _call(repo.git, root, "commit", *_COMMIT_ONLY, f"--file={note}", *spec, env=env, check=False)
         if done.status == 0:
             return True
         if not _staged(repo, root, wanted):
@@ -222,17 +197,17 @@ def _staged(repo: git.Repo, root: Path, paths: list[str]) -> bool:
 
 def log(root: Path, path: str | None = None, limit: int = 50) -> list[dict[str, str]]:
     """Recent commits (newest first), optionally only those touching `path`."""
-    repo = _repo(root)
-    found = repo.iter_commits(paths=path, max_count=limit) if path else repo.iter_commits(max_count=limit)
-    return [
-        {
-            "commit": item.hexsha,
-            "date": item.committed_datetime.isoformat(),
-            "author": f"{item.author.name} <{item.author.email}>",
-            "message": str(item.message).strip(),
-        }
-        for item in found
-    ]
+    with _repo(root) as repo:  # closing it stops the `git cat-file` GitPython keeps running to read commits
+        found = repo.iter_commits(paths=path, max_count=limit) if path else repo.iter_commits(max_count=limit)
+        return [
+            {
+                "commit": item.hexsha,
+                "date": item.committed_datetime.isoformat(),
+                "author": f"{item.author.name} <{item.author.email}>",
+                "message": str(item.message).strip(),
+            }
+            for item in found
+        ]
 
 
 def changed_files(root: Path) -> list[tuple[str, str]]:
@@ -277,47 +252,21 @@ def index_lock(root: Path) -> Path:
     return Path(_repo(root).git_dir) / "index.lock"
 
 
-def rewrite_blobs(root: Path, transform: Callable[[bytes], bytes]) -> int:
-    """Rewrite every blob in every commit of every ref through `transform` (git fast-export | fast-import).
+def export_history(root: Path) -> bytes:
+    """Every commit of every ref as one `git fast-export` stream (signatures dropped, messages in UTF-8)."""
+    return _run(root, "fast-export", "--all", "--signed-tags=strip", "--reencode=yes", binary=True).raw
 
-    Returns how many blobs changed. Commits whose trees are unchanged keep their content; their ids
-    change only where an ancestor changed. Old objects stay in the object store until `purge_unreachable`.
+
+def import_history(root: Path, stream: bytes) -> None:
+    """Replace the refs with those of a `git fast-import` stream; the index follows the new HEAD.
+
+    Old objects stay in the object store until `purge_unreachable`; the working tree is untouched.
     """
-    exported = _bytes(root, "fast-export", "--all", "--signed-tags=strip", "--reencode=yes")
-    stream, changed = _transform_stream(exported, transform)
     with tempfile.TemporaryFile(prefix="mem-history-") as handle:
         handle.write(stream)
         handle.seek(0)
         _run(root, "fast-import", "--force", "--quiet", stdin=handle)
-    _run(root, "reset", "--quiet")  # the index follows the rewritten HEAD; the working tree is untouched
-    return changed
-
-
-def _transform_stream(data: bytes, transform: Callable[[bytes], bytes]) -> tuple[bytes, int]:
-    out: list[bytes] = []
-    changed = 0
-    position = 0
-    in_blob = False
-    while position < len(data):
-        end = data.find(b"\n", position)
-        end = len(data) if end < 0 else end
-        line = data[position:end]
-        position = end + 1
-        if line == b"blob":
-            in_blob = True
-        if line.startswith(b"data "):
-            size = int(line[5:])
-            payload = data[position : position + size]
-            position += size
-            if in_blob:
-                new = transform(payload)
-                changed += new != payload
-                payload = new
-                in_blob = False
-            out.append(b"data %d\n" % len(payload) + payload)
-            continue
-        out.append(line + b"\n")
-    return b"".join(out), changed
+    _run(root, "reset", "--quiet")
 
 
 def purge_unreachable(root: Path) -> None:
@@ -328,7 +277,7 @@ def purge_unreachable(root: Path) -> None:
 
 def all_objects_text(root: Path) -> bytes:
     """The content of every object in the store (reachable or not), for purge checks."""
-    return _bytes(root, "cat-file", "--batch-all-objects", "--batch")
+    return _run(root, "cat-file", "--batch-all-objects", "--batch", binary=True).raw
 
 
 # --- sync (issue 6): fetch, merge, push and what they need to know -------------------------------
@@ -406,19 +355,8 @@ def fetch(root: Path, remote: str) -> None:
 def merge(root: Path, ref: str, message: str) -> tuple[bool, str]:
     """Merge `ref` into the current branch (configured merge drivers run); (clean, git's messages)."""
     # --ff overrides a user's merge.ff=only/false: fast-forward when possible, else a merge commit.
-    done = _run(
-        root,
-        "merge",
-        "--ff",
-        "--no-edit",
-        "--no-verify",
-        "--no-stat",
-        "-m",
-        message,
-        ref,
-        env=identity_env(root),
-        check=False,
-    )
+    options = ("--ff", "--no-edit", "--no-verify", "--no-stat", "-m", message)
+    done = _run(root, "merge", *options, ref, env=identity_env(root), check=False)
     return done.status == 0, (done.out + done.err).strip()
 
 
@@ -502,4 +440,4 @@ def removed_file(root: Path, relpath: str) -> tuple[str, bytes] | None:
     ).out.strip()
     if not found:
         return None
-    return found, _bytes(root, "cat-file", "blob", f"{found}^:{relpath}")
+    return found, _run(root, "cat-file", "blob", f"{found}^:{relpath}", binary=True).raw
