@@ -87,8 +87,8 @@ def refresh(
     or forgot (0: the index was up to date)."""
     low, high = first_month or "0000-00", last_month or "9999-99"
     stored = dict(conn.execute("SELECT month, digest FROM months WHERE month BETWEEN ? AND ?", (low, high)))
-    # Listed here, before recall ranks: 0.2 s of stat calls at 100,000 files, which another thread or
-    # process listing beside the ranking did not make faster in sum (FORMAT.md, "The recall index").
+    # Listed here, in order, before recall ranks. At 100,000 files (2 CPUs) recall took 0.84 s this way
+    # against 0.87-0.90 s with the listing in 2 or 4 threads, and 1.0 s for `rg -i -l` over the files.
     listing = {stamp: list_month(folder) for stamp, folder in paths.episode_months(scope, first_month, last_month)}
     changed = [m for m in listing if listing[m].digest is None or stored.get(m) != listing[m].digest]
     changed += [m for m in stored if m not in listing]
