@@ -71,11 +71,6 @@ def list_month(folder: Path) -> _Month:
     return _Month(folder, entries, str(digest))
 
 
-def episodes_indexed(conn: sqlite3.Connection) -> int:
-    """How many episodes the index holds (as of its last refresh)."""
-    return int(conn.execute("SELECT coalesce(sum(docs), 0) FROM months").fetchone()[0])
-
-
 def refresh(
     conn: sqlite3.Connection,
     paths: Paths,

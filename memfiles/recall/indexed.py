@@ -1,6 +1,6 @@
 """Recall's view of the index: the episodes in a time window, their statistics and candidates, newest first.
 
-`open_episodes` brings each asked scope's index up to date (memfiles.recall.index) and returns an
+`open_episodes` brings each asked scope's index up to date (memfiles.recall.index_refresh) and returns an
 `IndexedEpisodes`, which recall.rank takes as its `EpisodeSource`: corpus statistics (total, document
 frequencies, vocabulary) over exactly the episodes the file scan would consider, and the episodes
 holding any matching term, newest first, so ranking can stop early. No git, no YAML.
