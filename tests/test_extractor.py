@@ -193,6 +193,103 @@ def test_timeout_stops_the_extractor_and_its_children() -> None:
     assert time.monotonic() - started < 30  # not the child's 60 s: the whole process group was stopped
 
 
+def script(tmp_path: Path, name: str, body: str) -> str:
+    """An extractor command running a small Python program."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(body)
+    return f"{sys.executable} {path}"
+
+
+def run_guarded(command: str, timeout: float) -> str:
+    """Run an extractor in a child Python process and return its error. The child's subprocess timeout only
+    guards against a hang, and its address space is capped so that a regression fails here, not the machine."""
+    code = (
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from memfiles.ops import extractor\n"
+        "try:\n"
+        f"    extractor.run({command!r}, {{'version': 1}}, timeout={timeout})\n"
+        "except extractor.ExtractorError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout + 60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_an_extractor_that_prints_without_end_is_stopped_at_the_cap() -> None:
+    yes = shutil.which("yes")
+    assert yes is not None
+    said = run_guarded("yes", timeout=30)
+    assert said == "extractor 'yes' printed more than 16 MiB on stdout; it was stopped and nothing was applied"
+
+
+def test_an_extractor_that_prints_slowly_without_end_is_stopped_at_its_timeout(tmp_path: Path) -> None:
+    # Never reaches the cap before the timeout, and spams stderr too: only the end of stderr is kept.
+    forever = script(
+        tmp_path,
+        "forever",
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "while True:\n"
+        "    sys.stdout.write('{' * 100); sys.stdout.flush()\n"
+        "    sys.stderr.write('complaint ' * 1000); sys.stderr.flush()\n"
+        "    time.sleep(0.001)\n",
+    )
+    started = time.monotonic()
+    said = run_guarded(forever, timeout=1)
+    assert said == (
+        f"extractor {sys.executable!r} did not finish within 1 s (mem.toml [consolidate] extractor_timeout); "
+        "it was stopped and nothing was applied"
+    )
+    assert time.monotonic() - started < 30  # not the child's 60 s: the whole process group was stopped
+
+
+def test_a_long_stderr_is_quoted_by_its_end(tmp_path: Path) -> None:
+    noisy = script(
+        tmp_path,
+        "noisy",
+        "import sys\nsys.stderr.write('x' * 5_000_000 + ' the real reason')\nsys.exit(4)\n",
+    )
+    with pytest.raises(ExtractorError) as caught:
+        extractor.run(noisy, payload(), timeout=30)
+    assert str(caught.value).endswith("x the real reason; nothing was applied")
+    assert len(str(caught.value)) < 1000
+
+
+def test_an_answer_of_a_few_megabytes_still_works(tmp_path: Path) -> None:
+    big = script(
+        tmp_path,
+        "big",
+        "import json, sys\n"
+        "request = json.load(sys.stdin)\n"
+        "fact = request['facts'][0]['id']\n"
+        "answer = {'supersede': [{'id': fact, 'reason': 'r' * 3_000_000}], 'expire': [], 'new': []}\n"
+        "sys.stdout.write(json.dumps(answer, indent=2) + ' ' * 2_000_000)\n",
+    )
+    result = extractor.run(big, payload(), timeout=30)
+    assert [d.id for d in result.supersede] == ["f-1a5de624"] and len(result.supersede[0].reason) == 3_000_000
+
+
+def test_a_runaway_extractor_leaves_the_home_as_it_was(home: Path) -> None:
+    def mem(*args: str) -> str:
+        done = runner.invoke(app, list(args), env={"MEM_NOW": "2026-07-18"})
+        assert done.exit_code == (1 if args[0] == "consolidate" else 0), done.output
+        return done.output
+
+    def state() -> tuple[str, dict[str, bytes]]:
+        head = subprocess.run(["git", "-C", str(home), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+        files = {p.as_posix(): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file() and ".git" not in p.parts}
+        return head, {name: data for name, data in files.items() if "/.cache/" not in name}
+
+    mem("add", "goal", "save for house deposit", "--subject", "goal", "-u", "dana")
+    mem("episode", "The user bought a flat.", "--session", "s-27", "-u", "dana")
+    before = state()
+    said = mem("consolidate", "-u", "dana", "--extractor", "yes")
+    assert "user:dana: extractor 'yes' printed more than 16 MiB on stdout; it was stopped" in said
+    assert state() == before
+
+
 def test_missing_command_and_empty_command() -> None:
     with pytest.raises(ExtractorError, match=r"cannot run extractor 'no-such-extractor-x': No such file"):
         extractor.run("no-such-extractor-x --flag", payload(), timeout=5)

@@ -20,7 +20,7 @@ from memfiles.format import episodes
 from memfiles.format.episodes import CandidateFact, Episode, Invalidation
 from memfiles.format.layout import Paths, Scope
 from memfiles.ops.home import HomeContext, open_context
-from memfiles.recall import index, indexed, retrieve
+from memfiles.recall import index, index_file, index_records, indexed, retrieve
 from memfiles.recall.ranking import episode_document
 
 NOW = "2026-11-29T12:00:00Z"
@@ -127,17 +127,9 @@ def age(path: Path, seconds: int = 3600) -> None:
     os.utime(path.parent, (past, past))
 
 
-@pytest.fixture(params=["listed here", "listed in another process"])
-def store(home: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> HomeContext:
-    """A home with 300 episodes over two years in user:alice and 60 in org:acme, plus one broken file.
-
-    Every test runs twice: with the files listed before ranking, and listed by a forked process while
-    recall ranks on the index (what scopes of memfiles.recall.indexed.LIST_LATER episodes or more do).
-    """
-    from memfiles.recall import indexed
-
-    if request.param == "listed in another process":
-        monkeypatch.setattr(indexed, "LIST_LATER", 1)
+@pytest.fixture
+def store(home: Path, monkeypatch: pytest.MonkeyPatch) -> HomeContext:
+    """A home with 300 episodes over two years in user:alice and 60 in org:acme, plus one broken file."""
     monkeypatch.setenv("MEM_NOW", NOW)
     context = open_context(home)
     rng = random.Random(5)
@@ -298,10 +290,10 @@ def test_a_reader_that_opened_the_index_first_sees_it_set_up(store: HomeContext)
     must not replace it, or a connection on the old file would meet the new one's WAL (a mix of both)."""
     path = index.path_of(store.paths, ALICE)
     path.parent.mkdir(parents=True, exist_ok=True)
-    early = index._open(path)
+    early = index_file.open_file(path)
     assert early.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
-    index.connect(store.paths, ALICE).close()
-    assert early.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone() == (index.fingerprint(),)
+    index_file.connect(store.paths, ALICE).close()
+    assert early.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == (str(index_file.INDEX_VERSION),)
     assert early.execute("SELECT count(*) FROM postings").fetchone() == (0,)
     early.close()
 
@@ -314,7 +306,9 @@ def test_doctor_reports_and_repairs_a_corrupt_index(store: HomeContext) -> None:
     found = runner.invoke(app, ["doctor"])
     assert "recall index is corrupt" in found.output and found.exit_code == 1
     fixed = runner.invoke(app, ["doctor", "--fix"])
-    assert f".cache/index/user-alice.{index.fingerprint()}.sqlite3: rebuilt from 301 episode file(s)" in fixed.output
+    assert (
+        f".cache/index/user-alice.{index_file.INDEX_VERSION}.sqlite3: rebuilt from 301 episode file(s)" in fixed.output
+    )
     assert index.trouble(store.paths, ALICE) is None
 
 
@@ -322,19 +316,74 @@ def test_doctor_reindex_rebuilds_every_index(store: HomeContext) -> None:
     same(store, "refund", [ALICE, ACME])
     done = CliRunner().invoke(app, ["doctor", "--reindex", "--json"])
     assert "fixed" in done.output
-    assert f".cache/index/user-alice.{index.fingerprint()}.sqlite3: rebuilt from 301 episode file(s)" in done.output
-    assert f".cache/index/org-acme.{index.fingerprint()}.sqlite3: rebuilt from 60 episode file(s)" in done.output
+    assert (
+        f".cache/index/user-alice.{index_file.INDEX_VERSION}.sqlite3: rebuilt from 301 episode file(s)" in done.output
+    )
+    assert f".cache/index/org-acme.{index_file.INDEX_VERSION}.sqlite3: rebuilt from 60 episode file(s)" in done.output
     same(store, "refund", [ALICE, ACME])
 
 
 def test_an_index_of_another_version_is_rebuilt(store: HomeContext) -> None:
     expected = same(store, "invoice")
     conn = sqlite3.connect(index.path_of(store.paths, ALICE))
-    conn.execute("UPDATE meta SET value = 'old' WHERE key = 'fingerprint'")
+    conn.execute("UPDATE meta SET value = 'old' WHERE key = 'version'")
     conn.execute("DELETE FROM docs")  # what an old version stored no longer counts
     conn.commit()
     conn.close()
     assert recall(store, "invoice", True)[0] == expected
+
+
+def test_a_new_index_version_gets_its_own_file_built_from_the_files(
+    store: HomeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = same(store, "refund")
+    old = index.path_of(store.paths, ALICE)
+    monkeypatch.setattr(index_file, "INDEX_VERSION", index_file.INDEX_VERSION + 1)
+    new = index.path_of(store.paths, ALICE)
+    assert new != old and not new.exists()
+    assert recall(store, "refund", True)[0] == expected
+    conn = sqlite3.connect(new)
+    assert conn.execute("SELECT count(*) FROM files").fetchone() == (301,)  # built again from every file
+    conn.close()
+    assert old.is_file()  # the other version's, unused for less than a week, is left alone
+    assert store.paths.index_files(ALICE) == sorted([old, new])
+
+
+# What the index stores for one fixed episode, by INDEX_VERSION. When this changes, the index's format has
+# changed: bump INDEX_VERSION (memfiles/recall/index_file.py) and record the new digest under the new version.
+STORED = {5: "41379930bfc5c89e"}
+
+
+def test_what_the_index_stores_changes_only_with_its_version() -> None:
+    import dataclasses
+    import hashlib
+    import zlib
+
+    from memfiles.format.model import Fact
+
+    episode = Episode(
+        id="e-000000000000",
+        scope="user:canary",
+        started_at="2026-01-02T03:04:05Z",
+        summary="Shipped the Café order O-4471 to Zürich; invoices and investing plans, 2 résumés.",
+        entities=["order O-4471"],
+        events=["asked about delivery"],
+        facts=[CandidateFact("notification_channel", "email")],
+        invalidates=[Invalidation("plan_tier", "downgraded")],
+    )
+    stored = b"\n".join(
+        [
+            zlib.decompress(index_records.encode_episode(episode)),
+            zlib.decompress(index_records.encode_document(episode_document(episode))),
+            index_records.postings_text(episode_document(episode)).encode(),
+            " ".join(f.name for f in dataclasses.fields(Fact)).encode(),  # MEMORY.md's facts are stored by field
+            index_file.SCHEMA.encode(),
+        ]
+    )
+    digest = hashlib.sha256(stored).hexdigest()[:16]
+    assert STORED.get(index_file.INDEX_VERSION) == digest, (
+        f"what the index stores changed ({digest}): bump INDEX_VERSION"
+    )
 
 
 def test_without_a_usable_index_recall_reads_the_files(store: HomeContext) -> None:
@@ -348,9 +397,9 @@ def test_without_a_usable_index_recall_reads_the_files(store: HomeContext) -> No
 def test_documents_and_episodes_round_trip_through_the_index_encoding() -> None:
     episode = make_episode(random.Random(1), ALICE, 1)
     episode.facts = [CandidateFact("diet", "vegan", "user_preference", "inferred")]
-    assert index.decode_episode(index.encode_episode(episode)) == episode
+    assert index_records.decode_episode(index_records.encode_episode(episode)) == episode
     doc = episode_document(episode)
-    assert index.decode_document(index.encode_document(doc)) == doc
+    assert index_records.decode_document(index_records.encode_document(doc)) == doc
 
 
 @hypothesis.given(st.text(alphabet="ab.\n\x00-_MDdm é", max_size=8), st.sampled_from(["", ".md", "md", "DIGEST.md"]))

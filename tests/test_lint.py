@@ -426,7 +426,31 @@ def test_a_run_shared_among_processes_reports_what_one_process_does(
     assert alone.suppressed
 
 
+def test_mem_lint_prints_the_same_bytes_in_one_process_and_in_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memfiles.lint import engine as lint
+
+    root = _many_files(tmp_path)
+    monkeypatch.chdir(root)
+    monkeypatch.setattr(lint, "_PARALLEL_BYTES", 0)  # share out even this small run
+    shared, real = [], lint._lint_shared
+
+    def counted(*args: object) -> lint.LintReport:
+        shared.append(args[-1])
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lint, "_lint_shared", counted)
+    for fmt in ("text", "json", "github"):
+        alone = CliRunner().invoke(app, ["lint", "--jobs", "1", "--format", fmt, "--show-suppressed", "users"])
+        two = CliRunner().invoke(app, ["lint", "--jobs", "2", "--format", fmt, "--show-suppressed", "users"])
+        assert (alone.exit_code, alone.stdout_bytes) == (two.exit_code, two.stdout_bytes)
+        assert alone.exit_code == 1 and b"MEM101" in alone.stdout_bytes and b"MEM501" in alone.stdout_bytes
+    assert shared == [2, 2, 2]  # the second run of each was shared out between two processes
+
+
 def test_a_process_that_fails_leaves_its_share_to_the_parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
     import os
 
     from memfiles.lint import engine as lint
@@ -442,6 +466,8 @@ def test_a_process_that_fails_leaves_its_share_to_the_parent(tmp_path: Path, mon
 
     monkeypatch.setattr(lint, "_PARALLEL_BYTES", 0)
     monkeypatch.setattr(lint, "lint_file", fails_in_a_child)
+    # Forked processes, so that they run the patched lint_file (the pool's own start their modules afresh).
+    monkeypatch.setattr(lint, "_context", lambda: multiprocessing.get_context("fork"))
     shared = lint.lint_paths([root / "users"], base=root, jobs=2)
     assert (shared.files, shared.findings) == (expected.files, expected.findings)
     assert shared.suppressed == expected.suppressed

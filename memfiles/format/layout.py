@@ -175,7 +175,8 @@ class Paths:
     def index_files(self, scope: Scope) -> list[Path]:
         """Every index file of the scope, of any version (see index_file)."""
         folder = self.cache / "index"
-        pattern = re.compile(re.escape(f"{scope.kind}-{scope.id}") + r"(?:\.[0-9]+-[0-9a-f]{8})?\.sqlite3")
+        # Versions are numbers; before INDEX_VERSION 5 they were `<n>-<8 hex digits>`, and at first absent.
+        pattern = re.compile(re.escape(f"{scope.kind}-{scope.id}") + r"(?:\.[0-9]+(?:-[0-9a-f]{8})?)?\.sqlite3")
         try:
             names = os.listdir(folder)
         except OSError:

@@ -1,7 +1,8 @@
 """The consolidation extractor (FORMAT.md, "Extractor"): any command that reads a JSON request on stdin
 and prints JSON of the published schema (`mem schema extractor`).
 
-Runs the command (split like a shell would, never through one) with a timeout, then validates what it
+Runs the command (split like a shell would, never through one) with a timeout and a cap on what it may
+print (OUTPUT_LIMIT), stopping it and every process it started at either, then validates what it
 printed: bad JSON, schema errors and ids the request did not contain are errors, and nothing is applied.
 What it proposes is still only a proposal: consolidation puts every change through the guarded write path.
 """
@@ -11,9 +12,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import selectors
 import shlex
 import signal
 import subprocess
+import time
 from collections.abc import Iterable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -27,7 +30,10 @@ if TYPE_CHECKING:
 
 REQUEST_VERSION = 1
 PROMPT_RESOURCE = "templates/consolidate.md"
+OUTPUT_LIMIT = 16 << 20  # bytes an extractor may print on stdout: an answer is a few KB, a runaway is stopped
 _STDERR_TAIL = 600  # characters of the extractor's stderr quoted in an error
+_STDERR_KEPT = 4 * _STDERR_TAIL  # bytes of stderr kept (the end): enough for _STDERR_TAIL characters
+_CHUNK = 1 << 16  # bytes read or written at a time
 _OUTPUT_HEAD = 200  # characters of bad output quoted in an error
 
 
@@ -70,6 +76,7 @@ def run(command: str, payload: dict[str, Any], timeout: float) -> ExtractorOutpu
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            bufsize=0,  # raw pipes: read by _exchange as bytes arrive
             start_new_session=True,  # its own process group, so a timeout stops its children too
         )
     except OSError as exc:
@@ -79,9 +86,16 @@ def run(command: str, payload: dict[str, Any], timeout: float) -> ExtractorOutpu
         ) from None
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     try:
-        out, err = process.communicate(data, timeout=timeout or None)
-    except subprocess.TimeoutExpired:
+        out, err = _exchange(process, data, timeout)
+    except BaseException as why:  # stopped here, or this process is (Ctrl-C): the extractor never outlives it
         _stop(process)
+        if not isinstance(why, _Stopped):
+            raise
+        if why.args[0] == "output":
+            raise ExtractorError(
+                f"extractor {name!r} printed more than {OUTPUT_LIMIT >> 20} MiB on stdout; "
+                "it was stopped and nothing was applied"
+            ) from None
         raise ExtractorError(
             f"extractor {name!r} did not finish within {timeout:g} s (mem.toml [consolidate] extractor_timeout); "
             "it was stopped and nothing was applied"
@@ -93,10 +107,71 @@ def run(command: str, payload: dict[str, Any], timeout: float) -> ExtractorOutpu
     return parse_output(out.decode("utf-8", errors="replace"), name)
 
 
+class _Stopped(Exception):
+    """The extractor must be stopped: it ran out of time ("time") or printed too much ("output")."""
+
+
+def _exchange(process: subprocess.Popen[bytes], data: bytes, timeout: float) -> tuple[bytes, bytes]:
+    """Send `data` on the extractor's stdin and gather its stdout and the end of its stderr until it exits.
+
+    What `Popen.communicate` does, with bounds: stdout may hold at most OUTPUT_LIMIT bytes and only the
+    last _STDERR_KEPT bytes of stderr are kept, so an extractor that prints without end costs no memory.
+    Raises _Stopped at the timeout (0: none) or past the limit; the caller stops the process group.
+    """
+    assert process.stdin and process.stdout and process.stderr  # opened as pipes above
+    deadline = time.monotonic() + timeout if timeout else None
+    out, err = bytearray(), bytearray()
+    sent = 0
+    with selectors.DefaultSelector() as selector:
+        os.set_blocking(process.stdin.fileno(), False)  # a write takes what the pipe holds and never waits
+        selector.register(process.stdin, selectors.EVENT_WRITE)
+        selector.register(process.stdout, selectors.EVENT_READ)
+        selector.register(process.stderr, selectors.EVENT_READ)
+        while selector.get_map():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise _Stopped("time")
+            for key, _ in selector.select(left):
+                if key.fileobj is process.stdin:
+                    try:
+                        sent += os.write(key.fd, data[sent : sent + _CHUNK])
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:  # it stopped reading: what it prints decides
+                        sent = len(data)
+                    if sent >= len(data):
+                        selector.unregister(process.stdin)
+                        process.stdin.close()
+                    continue
+                pipe = process.stdout if key.fileobj is process.stdout else process.stderr
+                chunk = os.read(key.fd, _CHUNK)
+                if not chunk:
+                    selector.unregister(pipe)
+                    pipe.close()
+                    continue
+                if pipe is process.stdout:
+                    out += chunk
+                    if len(out) > OUTPUT_LIMIT:
+                        raise _Stopped("output")
+                else:
+                    err += chunk
+                    if len(err) > 2 * _STDERR_KEPT:  # only its end is ever quoted
+                        del err[:-_STDERR_KEPT]
+    try:  # both pipes closed: it has ended, or is about to
+        process.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        raise _Stopped("time") from None
+    return bytes(out), bytes(err[-_STDERR_KEPT:])
+
+
 def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the extractor and every process it started (its own process group), and reap it."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
-    process.communicate()
+    process.wait()
+    for pipe in (process.stdin, process.stdout, process.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 def parse_output(text: str, name: str = "extractor") -> ExtractorOutput:

@@ -1,6 +1,6 @@
 """Recall's view of the index: the episodes in a time window, their statistics and candidates, newest first.
 
-`open_episodes` brings each asked scope's index up to date (memfiles.recall.index) and returns an
+`open_episodes` brings each asked scope's index up to date (memfiles.recall.index_refresh) and returns an
 `IndexedEpisodes`, which recall.rank takes as its `EpisodeSource`: corpus statistics (total, document
 frequencies, vocabulary) over exactly the episodes the file scan would consider, and the episodes
 holding any matching term, newest first, so ranking can stop early. No git, no YAML.
@@ -12,33 +12,17 @@ import heapq
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from memfiles.errors import FileFormatError
 from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.model import Fact
-from memfiles.recall.index import (
-    IndexUnavailable,
-    connect,
-    decode_document,
-    decode_episode,
-    episodes_indexed,
-    list_month,
-    memory_facts,
-    path_of,
-    refresh,
-    token,
-)
+from memfiles.recall.index_file import IndexUnavailable, connect, path_of
+from memfiles.recall.index_records import decode_document, decode_episode, memory_facts, token
+from memfiles.recall.index_refresh import refresh
 from memfiles.recall.ranking import Document
 from memfiles.store.files import read_memory
-
-if TYPE_CHECKING:
-    from memfiles import forked
-
-LIST_LATER = 2_000  # episodes in a scope from which listing its files in another process pays off
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,38 +165,15 @@ class IndexCorpus:
 
 @dataclass
 class IndexedEpisodes:
-    """recall.EpisodeSource from the scopes' indexes: statistics, candidates newest first, unparsable files.
-
-    `pending` holds, for a large scope whose files are being listed in another process, what waits for
-    that listing: until `settle` has run, the index may be behind the files.
-    """
+    """recall.EpisodeSource from the scopes' indexes: statistics, candidates newest first, unparsable files."""
 
     parts: list[_Part]
     window: Window
-    pending: list[tuple[Scope, _Listing]] = field(default_factory=list)
 
     @property
     def problems(self) -> list[FileFormatError]:
         """The files in the window that could not be read, as the index has them now."""
         return [problem for part in self.parts for problem in part.problems(self.window)]
-
-    def settle(self, paths: Paths) -> bool:
-        """Finish the pending listings and bring those indexes up to date; False if any file had changed
-        (then what was read from them before must be read again)."""
-        changed = False
-        pending, self.pending = self.pending, []
-        window = self.window
-        for scope, listing in pending:
-            part = next(p for p in self.parts if p.scope == str(scope))
-            digests = listing.digests()
-            try:
-                if refresh(part.conn, paths, scope, window.first_month, window.last_month, digests):
-                    changed = True
-            except (sqlite3.Error, OSError) as exc:
-                raise IndexUnavailable(f"recall index: {exc}") from exc
-        if changed:
-            self.parts = [_Part(p.scope, p.conn, window) for p in self.parts]
-        return not changed
 
     @property
     def corpus(self) -> IndexCorpus:
@@ -233,62 +194,20 @@ class IndexedEpisodes:
         return memory_facts(part.conn, paths, scope) if part else read_memory(paths, scope).facts
 
     def close(self) -> None:
-        for _, listing in self.pending:  # a listing nobody asked for in the end: stop and reap its process
-            listing.split.stop()
-        self.pending = []
         for part in self.parts:
             part.conn.close()
 
 
-@dataclass
-class _Listing:
-    """A scope's month folders, listed by a forked process from the oldest and by this one from the newest."""
-
-    months: list[tuple[str, Path]]
-    split: forked.Split
-
-    def digests(self) -> dict[str, str | None]:
-        return {stamp: json.loads(line) for (stamp, _), line in zip(self.months, self.split.results(), strict=True)}
-
-
-def digests_later(paths: Paths, scope: Scope, first_month: str | None, last_month: str | None) -> _Listing | None:
-    """Start listing the months in range in a forked process; returns what finishes the listing here.
-
-    The listing is a stat call per episode file (0.3 s of one CPU at 100,000 files, system time that a
-    thread does not make faster) and needs nothing of this process. Another process lists months from
-    the oldest while recall ranks on the index; then recall lists from the newest until the two meet
-    (forked.Split), and checks that nothing changed (IndexedEpisodes.settle). None where this process
-    may not fork (memfiles.forked.available): then the caller lists them itself.
-    """
-    from memfiles import forked  # only for a scope this large: a small recall never forks
-
-    if not forked.available():
-        return None
-    months = paths.episode_months(scope, first_month, last_month)
-    return _Listing(months, forked.Split(len(months), lambda i: json.dumps(list_month(months[i][1]).digest)))
-
-
-def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window, later: bool = False) -> IndexedEpisodes:
-    """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable).
-
-    `later`: a scope of LIST_LATER episodes or more has its files listed in another process meanwhile,
-    and the caller must call `settle` before it trusts what it read.
-    """
+def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window) -> IndexedEpisodes:
+    """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable)."""
     conns: list[sqlite3.Connection] = []
-    pending: list[tuple[Scope, _Listing]] = []
     # A scope without episodes needs no index file (a home of 10,000 users with facts only stays lean).
     indexed = [s for s in scopes if paths.episodes_dir(s).is_dir() or path_of(paths, s).exists()]
     try:
         for scope in indexed:
             conns.append(connect(paths, scope))
-            listing = None
-            if later and episodes_indexed(conns[-1]) >= LIST_LATER:
-                listing = digests_later(paths, scope, window.first_month, window.last_month)
-            if listing is None:
-                refresh(conns[-1], paths, scope, window.first_month, window.last_month)
-            else:
-                pending.append((scope, listing))
-        return IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(indexed, conns, strict=True)], window, pending)
+            refresh(conns[-1], paths, scope, window.first_month, window.last_month)
+        return IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(indexed, conns, strict=True)], window)
     except BaseException as exc:
         for conn in conns:
             conn.close()

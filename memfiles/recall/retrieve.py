@@ -160,14 +160,6 @@ def recall(
             memories.append(ScopeMemory(str(scope), facts, found))
         items = rank(memories, query, now, options, indexed)
         if indexed is not None:
-            from memfiles.recall.index import IndexUnavailable
-
-            try:
-                fresh = indexed.settle(context.paths)
-            except IndexUnavailable:  # the index failed while it was brought up to date: read the files
-                return recall(context, scopes, query, options, budget, max_chars, use_index=False)
-            if not fresh:  # files changed since the index last saw them: rank them as they are now
-                items = rank(memories, query, now, options, indexed)
             problems += indexed.problems
     finally:
         if indexed is not None:
@@ -182,7 +174,7 @@ def _indexed(paths: Paths, scopes: list[Scope], options: Options, reference: str
 
     try:
         window = indexed.Window.of(options.since, reference, options.until)
-        return indexed.open_episodes(paths, scopes, window, later=True)
+        return indexed.open_episodes(paths, scopes, window)
     except index.IndexUnavailable:
         return None
 
