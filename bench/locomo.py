@@ -37,9 +37,9 @@ from typing import Any
 from bm25 import BM25
 
 from memfiles import clock
+from memfiles.api import open_home
 from memfiles.errors import RefusedError
 from memfiles.format.layout import Scope
-from memfiles.ops.home import open_context
 from memfiles.recall.ranking import MIN_SCORE, Item, Options, Relevance, ScopeMemory, rank
 from memfiles.recall.render import block
 from memfiles.recall.retrieve import DEFAULT_K_EPISODES, read_episodes, recall
@@ -144,7 +144,7 @@ def build(sample: dict[str, Any], mode: str, cache: Path) -> Built:
         return Built(folder / "home", scope, found, saved["unit_of"], saved["refused"])
     shutil.rmtree(folder, ignore_errors=True)
     init_home(folder / "home")
-    context = open_context(folder / "home")
+    context = open_home(folder / "home")
     batch, origin, refused = [], [], []
     for n, unit in enumerate(found):
         new = NewEpisode(unit.text, session=unit.session, at=unit.at, entities=unit.speakers)
@@ -181,7 +181,7 @@ def evaluate(
     sample: dict[str, Any], built: Built, half_lives: list[float], sample_every: int, min_score: float = MIN_SCORE
 ) -> list[Question]:
     """Every question of one conversation, answered by BM25 and by mem recall at each half-life."""
-    context = open_context(built.root)
+    context = open_home(built.root)
     episodes, problems = read_episodes(context.paths, built.scope)
     if problems:
         raise SystemExit(f"{built.root}: {len(problems)} episode files do not parse: {problems[0]}")
@@ -218,7 +218,7 @@ def evaluate(
                 k_episodes=DEFAULT_K_EPISODES, kind="episodes", half_life_days=half_lives[0], min_score=min_score
             )
             start = time.perf_counter()
-            recall(context, [built.scope], text, options)
+            recall(context.paths, [built.scope], text, options)
             question.answers["mem recall (files)"] = Answer([], 0, time.perf_counter() - start)
         out.append(question)
     return out

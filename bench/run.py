@@ -196,16 +196,16 @@ def recall_at(work: Path, count: int, runs: int, limit: float) -> list[Row]:
 SAME_RESULTS = """
 import json, sys
 from memfiles.recall import retrieve
-from memfiles.ops.home import open_context
+from memfiles.api import open_home
 from memfiles.format.layout import Scope
-context = open_context(sys.argv[1])
+context = open_home(sys.argv[1])
 checked = differ = 0
 for query in ("toronto", "warranty claim", "investing bonus", "recieve refnd", "", "what is it", "knee injury"):
     for given in ({}, {"since": "90d"}, {"as_of": "2026-03-01"}, {"until": "2025-06-01"}, {"half_life_days": 0.0}):
         options = retrieve.recall_options(context.config, None, "all", given.get("since"), given.get("until"),
                                           given.get("as_of"), None, given.get("half_life_days"))
-        a = retrieve.recall(context, [Scope("user", "bench")], query, options, use_index=True)
-        b = retrieve.recall(context, [Scope("user", "bench")], query, options, use_index=False)
+        a = retrieve.recall(context.paths, [Scope("user", "bench")], query, options, use_index=True)
+        b = retrieve.recall(context.paths, [Scope("user", "bench")], query, options, use_index=False)
         checked += 1
         differ += [i.to_dict() for i in a.items] != [i.to_dict() for i in b.items] or a.rendered.text != b.rendered.text
 print(json.dumps({"checked": checked, "differ": differ}))
@@ -268,11 +268,11 @@ def timed_writes(
 
 ADD_LOOP = """
 import json, os, subprocess, sys, time
-from memfiles.ops.home import open_context
+from memfiles.api import open_home
 from memfiles.format.layout import Scope
 from memfiles.format.memoryfile import parse
 from memfiles.ops.writepath import NewFact, add_fact
-context = open_context(sys.argv[1])
+context = open_home(sys.argv[1])
 token = sys.argv[3]
 fixed = (context.paths.root / "users" / "u00001" / "MEMORY.md").read_bytes()
 gc_lock = os.path.join(sys.argv[1], ".git", "gc.pid")

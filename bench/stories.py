@@ -27,9 +27,10 @@ from typing import Any
 
 from bm25 import BM25
 
+from memfiles.api import open_home
 from memfiles.format.layout import Scope
 from memfiles.format.model import Fact
-from memfiles.ops.home import init_home, open_context
+from memfiles.ops.home import init_home
 from memfiles.ops.writepath import NewEpisode, NewFact, add_episodes, add_fact
 from memfiles.recall.ranking import Item
 from memfiles.recall.render import estimate_tokens
@@ -149,7 +150,7 @@ STORIES = [
 def build(story: Story, root: Path) -> Scope:
     """Write the story's facts one by one and its episodes in one batch, each at its own time."""
     init_home(root)
-    context = open_context(root)
+    context = open_home(root)
     scope = Scope("user", story.user)
     for at, key, value, subject in sorted(story.facts):
         os.environ["MEM_NOW"] = at
@@ -165,7 +166,7 @@ def name(item: Item) -> str:
 
 def similarity_top(root: Path, scope: Scope, ask: Ask, k: int) -> tuple[list[str], int]:
     """BM25 top-k over every stored fact (superseded too) and episode: the design the story replaced."""
-    context = open_context(root)
+    context = open_home(root)
     facts: list[Fact] = read_memory(context.paths, scope).facts
     episodes, _ = read_episodes(context.paths, scope, until=ask.now)
     texts = [f"{f.key.replace('_', ' ')}: {f.value}" for f in facts] + [e.summary for e in episodes]
@@ -176,11 +177,11 @@ def similarity_top(root: Path, scope: Scope, ask: Ask, k: int) -> tuple[list[str
 
 def measure(story: Story, root: Path, scope: Scope) -> list[dict[str, Any]]:
     """Each question through `mem recall` (defaults) and through top-8 similarity."""
-    context = open_context(root)
+    context = open_home(root)
     rows = []
     for ask in story.asks:
         os.environ["MEM_NOW"] = ask.now
-        found = recall(context, [scope], ask.text, recall_options(context.config))
+        found = recall(context.paths, [scope], ask.text, recall_options(context.config))
         shown = [name(i) for i in found.items]
         naive, naive_tokens = similarity_top(root, scope, ask, DEFAULT_K_FACTS + DEFAULT_K_EPISODES)
         rows.append(

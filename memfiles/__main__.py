@@ -1,5 +1,5 @@
 """`python -m memfiles` runs the `mem` command line."""
 
-from memfiles.launch import entry
+from memfiles.cli import main
 
-entry()
+main()

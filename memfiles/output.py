@@ -8,13 +8,23 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memfiles.errors import FileFormatError
-    from memfiles.format.model import Fact, Outcome
-    from memfiles.ops.archive import Found as FoundEpisode
-    from memfiles.ops.consolidate import Plan as ConsolidationPlan
-    from memfiles.ops.writepath import EpisodeWrite
-    from memfiles.recall.ranking import Item
-    from memfiles.recall.retrieve import Recalled
+    from memfiles.api.models import (
+        Cloned,
+        Consolidation,
+        DoctorReport,
+        EpisodeFile,
+        FactModel,
+        Forgotten,
+        Initialised,
+        LogEntry,
+        RecallItem,
+        RecallResult,
+        SyncReport,
+        WrittenInto,
+    )
+    from memfiles.lint.engine import LintReport
+    from memfiles.lint.findings import Rule
+    from memfiles.outcome import Outcome
 
 
 def emit_json(data: Any) -> None:
@@ -47,6 +57,15 @@ def outcome(result: Outcome, as_json: bool) -> None:
         line(result.line())
 
 
+def outcomes(results: list[Outcome], as_json: bool) -> None:
+    """What recording episodes decided: a line each (or a JSON list); a refused batch is its one refusal."""
+    if as_json and not any(r.refused for r in results):
+        emit_json([r.to_dict() for r in results])
+        return
+    for result in results:
+        outcome(result, as_json)
+
+
 def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
     """A rich table on stdout (plain when not a terminal, no colour under NO_COLOR)."""
     from rich.console import Console
@@ -66,7 +85,7 @@ def _plain(text: str) -> Any:
     return Text(text)  # never interpret stored text as rich markup
 
 
-def facts(title: str, items: list[Fact], as_json: bool, history: bool = False) -> None:
+def facts(title: str, items: list[FactModel], as_json: bool, history: bool = False) -> None:
     """Facts as a table (or JSON): current ones, or a key's whole chain with provenance."""
     if as_json:
         emit_json([f.to_dict() for f in items])
@@ -103,47 +122,30 @@ def block(text: str) -> None:
     sys.stdout.write(text)
 
 
-def refused(rule: str, why: str, as_json: bool) -> None:
-    """A write the guard or policy refused (nothing was written)."""
-    if as_json:
-        emit_json({"outcome": "refused", "rule": rule, "why": why})
-    else:
-        line(f"refused: {rule}: {why}")
-
-
-def episodes_recorded(results: list[EpisodeWrite], as_json: bool) -> None:
-    """One line per episode: `recorded ID PATH` or `exists ID PATH` (or JSON)."""
-    if as_json:
-        emit_json([r.to_dict() for r in results])
-        return
-    for result in results:
-        line(result.line())
-
-
-def problems(found: list[FileFormatError]) -> None:
+def problems(found: list[str]) -> None:
     """Warn about memory files that did not parse (they were skipped and left as they are)."""
     for problem in found:
         warn(f"skipped {problem} (the file is left as it is; fix it by hand)")
 
 
-def recalled(found: Recalled, fmt: str, explain: bool) -> None:
+def recalled(found: RecallResult, fmt: str, explain: bool) -> None:
     """Recall or render results as the block, JSON items or a table; --explain adds the scores."""
     if fmt == "json":
         emit_json([item.to_dict() for item in found.items])
     elif fmt == "table":
-        rows = [[item.kind, f"{item.score:.3f}", *_about(item), item.date[:10], item.scope] for item in found.items]
+        rows = [[i.kind, f"{i.scores.score:.3f}", *_about(i), i.date[:10], i.scope] for i in found.items]
         table(
             f"{' '.join(found.scopes)} as of {found.as_of[:10]}",
             ["kind", "score", "about", "memory", "date", "scope"],
             rows,
         )
     else:
-        block(found.rendered.text)
+        block(found.text)
     if explain:
         _explain(found)
 
 
-def _about(item: Item) -> list[str]:
+def _about(item: RecallItem) -> list[str]:
     from memfiles.recall.render import (
         clean,  # stored text may hold bidi or control characters: not on a terminal either
     )
@@ -153,75 +155,66 @@ def _about(item: Item) -> list[str]:
     return [item.facts[0].key, clean(" vs ".join(f"{f.value} ({f.confidence} {f.stated_at[:10]})" for f in item.facts))]
 
 
-def _explain(found: Recalled) -> None:
-    from memfiles.recall.render import TOKEN_ESTIMATE, estimate_tokens, item_line
+def _explain(found: RecallResult) -> None:
+    from memfiles.recall.render import TOKEN_ESTIMATE
 
-    rendered = found.rendered
     rows = []
-    for rank, item in enumerate([*rendered.shown, *rendered.dropped], start=1):
-        status = "shown" if rank <= len(rendered.shown) else "dropped (budget)"
-        tokens = estimate_tokens(item_line(item, len(found.scopes) > 1) + "\n")
-        relevance = item.relevance
-        rows.append(
-            [
-                str(rank),
-                item.kind,
-                item.id,
-                f"{item.score:.3f}",
-                f"{relevance.score:.3f}",
-                f"{relevance.keyword:.3f}",
-                f"{relevance.fuzzy:.3f}",
-                f"{item.decay:.3f}",
-                str(tokens),
-                status,
-                item.why(),
-            ]
-        )
+    for rank, item in enumerate([*found.items, *found.dropped], start=1):
+        status = "shown" if rank <= len(found.items) else "dropped (budget)"
+        s = item.scores
+        scores = [f"{s.score:.3f}", f"{s.relevance:.3f}", f"{s.keyword:.3f}", f"{s.fuzzy:.3f}", f"{s.decay:.3f}"]
+        rows.append([str(rank), item.kind, item.id, *scores, str(item.tokens), status, item.why])
     columns = ["#", "kind", "id", "score", "relevance", "keyword", "fuzzy", "decay", "tokens", "status", "why"]
     table("why these memories", columns, rows)
-    line(f"block: {rendered.tokens} tokens ({TOKEN_ESTIMATE}), {len(rendered.text)} characters")
+    line(f"block: {found.tokens} tokens ({TOKEN_ESTIMATE}), {len(found.text)} characters")
 
 
-def written_into(path: str, scope: str, changed: bool) -> None:
+def written_into(written: WrittenInto) -> None:
     """Say whether `mem render --into` changed the file."""
-    if changed:
-        line(f"wrote the {scope} memory section of {path}")
+    if written.changed:
+        line(f"wrote the {written.scope} memory section of {written.path}")
     else:
-        line(f"{path}: the {scope} memory section is already up to date; nothing changed")
+        line(f"{written.path}: the {written.scope} memory section is already up to date; nothing changed")
 
 
-def synced(result: dict[str, Any], as_json: bool) -> None:
-    """What `mem sync` did (SyncResult.to_dict()): commits received and sent, or its JSON."""
+def synced(result: SyncReport, as_json: bool) -> None:
+    """What `mem sync` did: commits received and sent, or its JSON."""
     if as_json:
-        emit_json(result)
+        emit_json(result.model_dump())
         return
-    if result["committed_hand_edits"]:
+    if result.committed_hand_edits:
         line("committed hand edits")
-    branch, where = result["branch"], f"{result['remote']}/{result['branch']}"
-    if not result["received"] and not result["sent"]:
+    branch, where = result.branch, f"{result.remote}/{result.branch}"
+    if not result.received and not result.sent:
         line(f"{branch} is in sync with {where}")
         return
-    first = " (first push: upstream set)" if result["set_upstream"] else ""
-    line(
-        f"synced {branch} with {where}: received {_commits(result['received'])}, sent {_commits(result['sent'])}{first}"
-    )
+    first = " (first push: upstream set)" if result.set_upstream else ""
+    line(f"synced {branch} with {where}: received {_commits(result.received)}, sent {_commits(result.sent)}{first}")
 
 
 def _commits(count: int) -> str:
     return f"{count} commit" + ("" if count == 1 else "s")
 
 
-def cloned(url: str, root: str, started: bool) -> None:
+def initialised(done: Initialised) -> None:
+    """What `mem init` did."""
+    if done.created:
+        line(f"created memory home at {done.root}")
+    else:
+        line(f"{done.root} is already a memory home; nothing changed")
+
+
+def cloned(done: Cloned) -> None:
     """What `mem init --clone` did."""
-    line(f"cloned {url} into {root}; MEMORY.md merge driver registered")
-    if started:
-        line(f"the remote was empty: started a new memory home there; `mem --home {root} sync` pushes it")
+    line(f"cloned {done.url} into {done.root}; MEMORY.md merge driver registered")
+    if done.started:
+        line(f"the remote was empty: started a new memory home there; `mem --home {done.root} sync` pushes it")
 
 
 # --- lint (issue 4) ---
 
 
-def lint_report(report: Any, fmt: str, show_suppressed: bool) -> None:
+def lint_report(report: LintReport, fmt: str, show_suppressed: bool) -> None:
     """Print a memfiles.lint.engine.LintReport as text lines, JSON, or GitHub annotation lines."""
     if fmt == "json":
         data: dict[str, Any] = {
@@ -259,7 +252,7 @@ def lint_report(report: Any, fmt: str, show_suppressed: bool) -> None:
         )
 
 
-def lint_explain(rule: Any) -> None:
+def lint_explain(rule: Rule) -> None:
     """Print what a rule catches, why it matters, how to fix it, and an example of each side."""
     line(f"{rule.code} {rule.name} ({rule.severity})")
     line(f"catches: {rule.catches}")
@@ -305,48 +298,104 @@ def progress(description: str) -> Iterator[Callable[[int, int], None]]:
             state["bar"].stop()
 
 
-def consolidated(plans: list[ConsolidationPlan], as_json: bool) -> None:
+def consolidated(results: list[Consolidation], as_json: bool) -> None:
     """What consolidation did (or would do, on a dry run) per scope, then a summary table."""
     if as_json:
-        emit_json([plan.to_dict() for plan in plans])
+        emit_json([r.model_dump() for r in results])
         return
-    if not plans:
+    if not results:
         line("no scope to consolidate")
         return
     from memfiles.recall.render import clean  # stored text may hold control or bidi characters: not on a terminal
 
-    for plan in plans:
-        verb = "would change" if plan.dry_run else "changed"
-        head = f"{plan.scope}: {verb}" if plan.changed else f"{plan.scope}: nothing to change"
-        line(head + (" (dry run: nothing written)" if plan.dry_run and plan.changed else ""))
-        for change in plan.changes:
+    for r in results:
+        verb = "would change" if r.dry_run else "changed"
+        head = f"{r.scope}: {verb}" if r.changed else f"{r.scope}: nothing to change"
+        line(head + (" (dry run: nothing written)" if r.dry_run and r.changed else ""))
+        for change in r.changes:
             line(f"  {clean(change)}")
-        for refusal in plan.refused:
+        for refusal in r.refusals:
             line(f"  refused {clean(refusal)}")
-        for note in plan.notes:
+        for note in r.notes:
             line(f"  note: {clean(note)}")
-        if plan.refused and plan.changed:
-            done = "planned" if plan.dry_run else "applied"
-            line(f"  {len(plan.refused)} refused; the valid, guarded rest was {done}")
+        if r.refusals and r.changed:
+            done = "planned" if r.dry_run else "applied"
+            line(f"  {len(r.refusals)} refused; the valid, guarded rest was {done}")
     columns = ["scope", "episodes", "expired", "superseded", "added", "reinforced", "conflicts", "refused"]
     columns += ["compressed", "bytes before → after"]
     rows = []
-    for plan in plans:
-        s = plan.summary
-        counts = [s.episodes, s.expired, s.superseded, s.added, s.reinforced, s.conflicts, s.refused, s.compressed]
-        rows.append([plan.scope, *map(str, counts), f"{s.bytes_before:,} → {s.bytes_after:,}"])
-    table("consolidation" + (" (dry run)" if any(p.dry_run for p in plans) else ""), columns, rows)
+    for r in results:
+        counts = [r.episodes, r.expired, r.superseded, r.added, r.reinforced, r.conflicts, r.refused, r.compressed]
+        rows.append([r.scope, *map(str, counts), f"{r.bytes_before:,} → {r.bytes_after:,}"])
+    table("consolidation" + (" (dry run)" if any(r.dry_run for r in results) else ""), columns, rows)
 
 
-def episode_file(found: FoundEpisode, as_json: bool) -> None:
+def episode_file(found: EpisodeFile, as_json: bool) -> None:
     """An episode's original file as stored (and, when it came from git history, where from, on stderr)."""
     if as_json:
         emit_json(found.to_dict())
         return
     if found.removed_by:
         sys.stderr.write(
-            f"mem: {found.relpath} was folded into {found.digest}; "
+            f"mem: {found.path} was folded into {found.digest}; "
             f"this is its last version, removed by commit {found.removed_by[:12]}\n"
         )
-    text = found.data.decode("utf-8", errors="replace")
+    text = found.text
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+# --- facts, the audit log and doctor ---
+
+
+def resolved(keep: str, ended: list[FactModel], as_json: bool) -> None:
+    """What `mem resolve` kept and superseded."""
+    if as_json:
+        emit_json({"kept": keep, "superseded": [f.id for f in ended]})
+    else:
+        line(f"kept {keep}; superseded {', '.join(f.id for f in ended) or 'nothing'}")
+
+
+def forgotten(gone: Forgotten, as_json: bool) -> None:
+    """What `mem forget` removed (and, with --purge, erased from history)."""
+    facts = [f.to_dict() for f in gone.facts]
+    ids = ", ".join(f.id for f in gone.facts)
+    if gone.purged_blobs is None:
+        if as_json:
+            emit_json({"forgotten": facts})
+        else:
+            line(f"forgot {ids} ({gone.facts[0].key}); git history still holds them")
+        return
+    if as_json:
+        emit_json({"forgotten": facts, "purged_blobs": gone.purged_blobs, "advice": gone.advice})
+    else:
+        line(f"forgot {ids} ({gone.facts[0].key}) and erased it from {gone.purged_blobs} stored file version(s)")
+        line(gone.advice or "")
+
+
+def rejected(fact: FactModel, as_json: bool) -> None:
+    """A fact `mem reject` retracted."""
+    if as_json:
+        emit_json(fact.to_dict())
+    else:
+        line(f"retracted {fact.id}")
+
+
+def log(entries: list[LogEntry], as_json: bool) -> None:
+    """The audit trail, a commit a line (or JSON)."""
+    if as_json:
+        emit_json([e.model_dump() for e in entries])
+        return
+    for entry in entries:
+        line(f"{entry.commit[:10]} {entry.date[:19]} {entry.message.splitlines()[0]}")
+
+
+def doctor(report: DoctorReport, as_json: bool) -> None:
+    """What `mem doctor` repaired and what is still wrong."""
+    if as_json:
+        emit_json(report.model_dump())
+        return
+    for entry in report.fixed:
+        line(f"fixed: {entry}")
+    for problem in report.problems:
+        line(problem)
+    line("healthy" if report.healthy else f"{len(report.problems)} problem(s); `mem doctor --fix` repairs what it can")

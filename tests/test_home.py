@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from memfiles.api.home import choose_scope
 from memfiles.cli import app
 from memfiles.errors import ConfigError, ScopeError
 from memfiles.format import layout
 from memfiles.format.config import DEFAULT_TOML, Config, parse_config
-from memfiles.ops.home import choose_scope
 
 runner = CliRunner()
 

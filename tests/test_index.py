@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memfiles import clock
+from memfiles.api import Home, open_home
 from memfiles.cli import app
 from memfiles.format import episodes
 from memfiles.format.episodes import CandidateFact, Episode, Invalidation
 from memfiles.format.layout import Paths, Scope
-from memfiles.ops.home import HomeContext, open_context
 from memfiles.recall import index, index_file, index_records, indexed, retrieve
 from memfiles.recall.ranking import episode_document
 
@@ -128,10 +128,10 @@ def age(path: Path, seconds: int = 3600) -> None:
 
 
 @pytest.fixture
-def store(home: Path, monkeypatch: pytest.MonkeyPatch) -> HomeContext:
+def store(home: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
     """A home with 300 episodes over two years in user:alice and 60 in org:acme, plus one broken file."""
     monkeypatch.setenv("MEM_NOW", NOW)
-    context = open_context(home)
+    context = open_home(home)
     rng = random.Random(5)
     for scope, count in ((ALICE, 300), (ACME, 60)):
         for number in range(count):
@@ -144,7 +144,7 @@ def store(home: Path, monkeypatch: pytest.MonkeyPatch) -> HomeContext:
 
 
 def recall(
-    context: HomeContext, query: str, use_index: bool, scopes: list[Scope] | None = None, **given: object
+    context: Home, query: str, use_index: bool, scopes: list[Scope] | None = None, **given: object
 ) -> tuple[list[dict[str, object]], str, list[str]]:
     options = retrieve.recall_options(
         context.config,
@@ -156,13 +156,11 @@ def recall(
         given.get("min_score"),  # type: ignore[arg-type]
         given.get("half_life"),  # type: ignore[arg-type]
     )
-    found = retrieve.recall(context, scopes or [ALICE], query, options, use_index=use_index)
+    found = retrieve.recall(context.paths, scopes or [ALICE], query, options, use_index=use_index)
     return [item.to_dict() for item in found.items], found.rendered.text, [str(p) for p in found.problems]
 
 
-def same(
-    context: HomeContext, query: str, scopes: list[Scope] | None = None, **given: object
-) -> list[dict[str, object]]:
+def same(context: Home, query: str, scopes: list[Scope] | None = None, **given: object) -> list[dict[str, object]]:
     indexed = recall(context, query, True, scopes, **given)
     scanned = recall(context, query, False, scopes, **given)
     assert indexed == scanned, (query, given)
@@ -170,7 +168,7 @@ def same(
 
 
 @pytest.mark.parametrize("query", QUERIES)
-def test_indexed_recall_equals_reading_the_files(store: HomeContext, query: str) -> None:
+def test_indexed_recall_equals_reading_the_files(store: Home, query: str) -> None:
     shown = 0
     for given in RANGES:
         shown += len(same(store, query, **given))
@@ -178,13 +176,13 @@ def test_indexed_recall_equals_reading_the_files(store: HomeContext, query: str)
     assert query == "what is it" or shown > 0  # the queries do find things, so the equality means something
 
 
-def test_broken_files_are_reported_the_same_way(store: HomeContext) -> None:
+def test_broken_files_are_reported_the_same_way(store: Home) -> None:
     _items, _text, problems = recall(store, "refund", True)
     assert problems == ["users/alice/episodes/2026/04/2026-04-02T00-00-00Z-broken.md:2: episode is missing `scope`"]
     assert recall(store, "refund", True, since="2026-05-01")[2] == []  # its month is out of range
 
 
-def test_the_index_lives_in_the_ignored_cache(store: HomeContext) -> None:
+def test_the_index_lives_in_the_ignored_cache(store: Home) -> None:
     same(store, "refund")
     path = index.path_of(store.paths, ALICE)
     assert path.is_file() and path.is_relative_to(store.paths.cache)
@@ -194,11 +192,11 @@ def test_the_index_lives_in_the_ignored_cache(store: HomeContext) -> None:
     assert ".cache" not in status.stdout.replace("!! .cache/\n", "") and "!! .cache/\n" in status.stdout
 
 
-def indexed_ids(context: HomeContext, query: str, **given: object) -> list[str]:
+def indexed_ids(context: Home, query: str, **given: object) -> list[str]:
     return [str(item["id"]) for item in same(context, query, **given)]
 
 
-def test_hand_edit_in_place_same_size_is_seen(store: HomeContext) -> None:
+def test_hand_edit_in_place_same_size_is_seen(store: Home) -> None:
     rng = random.Random(9)
     episode = make_episode(rng, ALICE, 999)
     episode.started_at = "2026-11-28T09:00:00Z"
@@ -214,7 +212,7 @@ def test_hand_edit_in_place_same_size_is_seen(store: HomeContext) -> None:
     assert indexed_ids(store, "quokka") == [episode.id]
 
 
-def test_edit_within_the_same_clock_tick_is_seen(store: HomeContext) -> None:
+def test_edit_within_the_same_clock_tick_is_seen(store: Home) -> None:
     episode = make_episode(random.Random(3), ALICE, 998)
     episode.summary = "walrus " * 5
     path = write_episode(store.paths, ALICE, episode)
@@ -227,7 +225,7 @@ def test_edit_within_the_same_clock_tick_is_seen(store: HomeContext) -> None:
     assert indexed_ids(store, "narwal") == [episode.id]
 
 
-def test_files_added_removed_and_renamed_outside_mem_are_seen(store: HomeContext) -> None:
+def test_files_added_removed_and_renamed_outside_mem_are_seen(store: Home) -> None:
     assert indexed_ids(store, "pangolin") == []
     episode = make_episode(random.Random(4), ALICE, 997)
     episode.summary = "pangolin sighting near the depot"
@@ -247,7 +245,7 @@ def test_files_added_removed_and_renamed_outside_mem_are_seen(store: HomeContext
     same(store, "refund", half_life=0.0, k=50, min_score=0.0)
 
 
-def test_a_git_checkout_of_older_files_is_seen(store: HomeContext) -> None:
+def test_a_git_checkout_of_older_files_is_seen(store: Home) -> None:
     root = store.root
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(root), "commit", "-qm", "episodes"], check=True)
@@ -260,7 +258,7 @@ def test_a_git_checkout_of_older_files_is_seen(store: HomeContext) -> None:
     assert indexed_ids(store, "platypus", k=10) == []
 
 
-def test_writes_through_mem_update_the_index(store: HomeContext) -> None:
+def test_writes_through_mem_update_the_index(store: Home) -> None:
     same(store, "refund")  # builds the index
     runner = CliRunner()
     done = runner.invoke(app, ["episode", "okapi spotted at the river", "-u", "alice", "--at", "2026-11-20T10:00:00Z"])
@@ -274,7 +272,7 @@ def test_writes_through_mem_update_the_index(store: HomeContext) -> None:
     assert len(indexed_ids(store, "okapi")) == 1
 
 
-def test_corrupt_index_is_rebuilt(store: HomeContext) -> None:
+def test_corrupt_index_is_rebuilt(store: Home) -> None:
     expected = same(store, "refund")
     path = index.path_of(store.paths, ALICE)
     for suffix in ("-wal", "-shm"):
@@ -285,7 +283,7 @@ def test_corrupt_index_is_rebuilt(store: HomeContext) -> None:
     assert index.trouble(store.paths, ALICE) is None
 
 
-def test_a_reader_that_opened_the_index_first_sees_it_set_up(store: HomeContext) -> None:
+def test_a_reader_that_opened_the_index_first_sees_it_set_up(store: Home) -> None:
     """Readers arriving together all open the file first (sqlite makes it empty); the one that sets it up
     must not replace it, or a connection on the old file would meet the new one's WAL (a mix of both)."""
     path = index.path_of(store.paths, ALICE)
@@ -298,7 +296,7 @@ def test_a_reader_that_opened_the_index_first_sees_it_set_up(store: HomeContext)
     early.close()
 
 
-def test_doctor_reports_and_repairs_a_corrupt_index(store: HomeContext) -> None:
+def test_doctor_reports_and_repairs_a_corrupt_index(store: Home) -> None:
     same(store, "refund")
     path = index.path_of(store.paths, ALICE)
     path.write_bytes(b"garbage" * 1000)
@@ -312,7 +310,7 @@ def test_doctor_reports_and_repairs_a_corrupt_index(store: HomeContext) -> None:
     assert index.trouble(store.paths, ALICE) is None
 
 
-def test_doctor_reindex_rebuilds_every_index(store: HomeContext) -> None:
+def test_doctor_reindex_rebuilds_every_index(store: Home) -> None:
     same(store, "refund", [ALICE, ACME])
     done = CliRunner().invoke(app, ["doctor", "--reindex", "--json"])
     assert "fixed" in done.output
@@ -323,7 +321,7 @@ def test_doctor_reindex_rebuilds_every_index(store: HomeContext) -> None:
     same(store, "refund", [ALICE, ACME])
 
 
-def test_an_index_of_another_version_is_rebuilt(store: HomeContext) -> None:
+def test_an_index_of_another_version_is_rebuilt(store: Home) -> None:
     expected = same(store, "invoice")
     conn = sqlite3.connect(index.path_of(store.paths, ALICE))
     conn.execute("UPDATE meta SET value = 'old' WHERE key = 'version'")
@@ -334,7 +332,7 @@ def test_an_index_of_another_version_is_rebuilt(store: HomeContext) -> None:
 
 
 def test_a_new_index_version_gets_its_own_file_built_from_the_files(
-    store: HomeContext, monkeypatch: pytest.MonkeyPatch
+    store: Home, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = same(store, "refund")
     old = index.path_of(store.paths, ALICE)
@@ -386,7 +384,7 @@ def test_what_the_index_stores_changes_only_with_its_version() -> None:
     )
 
 
-def test_without_a_usable_index_recall_reads_the_files(store: HomeContext) -> None:
+def test_without_a_usable_index_recall_reads_the_files(store: Home) -> None:
     store.paths.cache.mkdir(exist_ok=True)
     (store.paths.cache / "index").write_text("a file where the index folder should be")
     with pytest.raises(index.IndexUnavailable):
@@ -410,7 +408,7 @@ def test_episode_names_are_recognised_as_the_file_scan_does(start: str, end: str
     assert is_episode_name(name) == (_EPISODE_FILE.fullmatch(name) is not None and name != DIGEST_NAME)
 
 
-def test_session_context_is_the_same_with_the_index(store: HomeContext) -> None:
+def test_session_context_is_the_same_with_the_index(store: Home) -> None:
     """Episodes gain from their session's neighbours; the index finds the same neighbours as the files."""
     lifted = [
         item
@@ -424,14 +422,14 @@ def test_session_context_is_the_same_with_the_index(store: HomeContext) -> None:
 def test_a_scope_without_episodes_gets_no_index_file(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEM_NOW", NOW)
     assert CliRunner().invoke(app, ["add", "plan_tier", "Enterprise", "-u", "carol"]).exit_code == 0
-    context = open_context(home)
+    context = open_home(home)
     carol = Scope("user", "carol")
     items = same(context, "plan", [carol])
     assert [item["value"] for item in items] == ["Enterprise"]
     assert not index.path_of(context.paths, carol).exists()
 
 
-def test_another_versions_index_is_left_alone_and_forgotten_after_a_week(store: HomeContext) -> None:
+def test_another_versions_index_is_left_alone_and_forgotten_after_a_week(store: Home) -> None:
     expected = same(store, "refund")
     other = store.paths.index_file(ALICE, "1-0badcafe")
     other.write_bytes(b"an index written by another version of mem")
@@ -448,7 +446,7 @@ def test_another_versions_index_is_left_alone_and_forgotten_after_a_week(store: 
     assert store.paths.index_files(Scope("user", "ali")) == []  # names of other scopes never match
 
 
-def test_reindex_removes_every_versions_index_of_the_scope(store: HomeContext) -> None:
+def test_reindex_removes_every_versions_index_of_the_scope(store: Home) -> None:
     same(store, "refund")
     store.paths.index_file(ALICE, "1-0badcafe").write_bytes(b"other")
     assert CliRunner().invoke(app, ["doctor", "--reindex"]).exit_code in (0, 1)

@@ -1,4 +1,5 @@
-"""`mem mcp`: the tools' logic in process, then the real server over stdio with the SDK's client."""
+"""`mem mcp`: the tools' logic in process (over the Python API), then the real server over stdio with the SDK's
+client."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from memfiles.api import open_home
 from memfiles.cli import app
 from memfiles.errors import NotFoundError, RefusedError, ScopeError
 from memfiles.mcp import Tools
-from memfiles.ops.home import open_context
 
 HAVE_MCP = importlib.util.find_spec("mcp") is not None and importlib.util.find_spec("mcp.server.mcpserver") is not None
 needs_mcp = pytest.mark.skipif(not HAVE_MCP, reason="the mcp>=2 SDK is not installed (pip install -e '.[dev]')")
@@ -30,7 +31,7 @@ def mem_command() -> list[str]:
 
 def test_tools_write_through_the_guard_and_read_through_recall(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEM_USER", "alice")
-    tools = Tools(open_context(home))
+    tools = Tools(open_home(home))
     monkeypatch.setenv("MEM_NOW", "2026-03-14")
     first = tools.remember("notification_channel", "sms")
     assert tools.remember("plan_tier", "Enterprise", "account_state").startswith("added f-")
@@ -70,21 +71,21 @@ def test_tools_write_through_the_guard_and_read_through_recall(home: Path, monke
 
 
 def test_the_default_scope_comes_from_the_server_then_mem_user(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Tools(open_context(home), user="bob").scope(None) == Tools(open_context(home)).scope("user:bob")
+    assert Tools(open_home(home), user="bob").scope(None).scope == Tools(open_home(home)).scope("user:bob").scope
     with pytest.raises(ScopeError, match="no scope given"):
-        Tools(open_context(home)).scope(None)
+        Tools(open_home(home)).scope(None)
     monkeypatch.setenv("MEM_USER", "carol")
-    assert str(Tools(open_context(home)).scope(None)) == "user:carol"
+    assert str(Tools(open_home(home)).scope(None)) == "user:carol"
     with pytest.raises(ScopeError, match="invalid user id"):
-        Tools(open_context(home), user="../x")
+        Tools(open_home(home), user="../x")
 
 
 def test_a_server_started_for_one_scope_cannot_open_another(home: Path) -> None:
-    pinned = Tools(open_context(home), user="alice")
+    pinned = Tools(open_home(home), user="alice")
     assert str(pinned.scope("user:alice")) == "user:alice"
     with pytest.raises(ScopeError, match=r"serves only user:alice .* cannot open user:bob"):
         pinned.scope("user:bob")
-    assert str(Tools(open_context(home)).scope("user:bob")) == "user:bob"  # unpinned: any scope of the home
+    assert str(Tools(open_home(home)).scope("user:bob")) == "user:bob"  # unpinned: any scope of the home
 
 
 def test_mem_mcp_without_the_extra_says_how_to_install_it(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,14 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from memfiles.api import open_home
 from memfiles.cli import app
-from memfiles.format.layout import parse_scope
 from memfiles.format.memoryfile import MemoryDoc, parse, serialize
 from memfiles.format.model import Fact, fact_id
 from memfiles.ops import supersession
-from memfiles.ops.home import open_context
 from memfiles.recall.render import clean
-from memfiles.recall.retrieve import render_memory
 
 runner = CliRunner()
 ITEM_LINE = re.compile(r'^\[(memory|conflict|episode) · [^\]"<>\n]*\] (value=)?"[^"<>\n]*"$')
@@ -54,7 +52,7 @@ def test_any_stored_value_renders_as_one_quoted_field_per_item(home: Path, value
     path = home / "users/eve/MEMORY.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(serialize(MemoryDoc("user:eve", facts, b"")))
-    text = render_memory(open_context(home), [parse_scope("user:eve")], newest=0).rendered.text
+    text = open_home(home).scope("user:eve").render(episodes=0).text
     lines = text.splitlines()
     assert lines[0].startswith("<memories ") and lines[-1] == "</memories>"
     body = lines[1:-1]

@@ -1,8 +1,8 @@
-"""The records memfiles keeps: facts and write outcomes, as plain typed values (no I/O)."""
+"""The records memfiles keeps: facts, as plain typed values (no I/O). Write outcomes: memfiles.outcome."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 SUBJECTS = (
@@ -133,39 +133,3 @@ def fact_id(key: str, value: str, stated_at: str, confidence: str, taken: set[st
 def sort_facts(facts: list[Fact]) -> list[Fact]:
     """Canonical order: by key, then when stated, then id."""
     return sorted(facts, key=lambda f: (f.key, f.stated_at[:10], f.stated_at, f.id))
-
-
-@dataclass(slots=True)
-class Outcome:
-    """What one write did: exactly one of added, reinforced, superseded, conflict, proposed, refused."""
-
-    kind: str
-    scope: str
-    key: str
-    fact_id: str | None = None
-    ids: list[str] = field(default_factory=list)
-    rule: str | None = None
-    why: str | None = None
-
-    def line(self) -> str:
-        """The one-line outcome `mem add` prints."""
-        if self.kind == "superseded":
-            return f"superseded {self.ids[0]} -> {self.ids[1]}"
-        if self.kind == "conflict":
-            return "conflict " + " ".join(self.ids)
-        if self.kind == "refused":
-            return f"refused: {self.rule}: {self.why}"
-        if self.kind in ("added", "reinforced", "proposed"):
-            return f"{self.kind} {self.fact_id}"
-        return self.kind
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "outcome": self.kind,
-            "scope": self.scope,
-            "key": self.key,
-            "fact_id": self.fact_id,
-            "ids": list(self.ids),
-            "rule": self.rule,
-            "why": self.why,
-        }

@@ -32,8 +32,7 @@ from memfiles.ops.scopefiles import ScopeFiles, StoredEpisode
 from memfiles.ops.writepath import FileChanges, NewFact
 
 if TYPE_CHECKING:
-    from memfiles.format.layout import Scope
-    from memfiles.ops.home import HomeContext
+    from memfiles.format.layout import Paths, Scope
     from memfiles.schema import ExtractorOutput
 
 LISTED_LINES = 50  # change lines and folded files named in a commit message; the rest are counted
@@ -350,16 +349,21 @@ class Options:
 
 
 def run(
-    context: HomeContext, scopes: Iterable[Scope], options: Options, progress: scopefiles.Progress | None = None
+    paths: Paths,
+    config: Config,
+    scopes: Iterable[Scope],
+    options: Options,
+    progress: scopefiles.Progress | None = None,
 ) -> list[Plan]:
     """Consolidate each scope (one commit each, none on a dry run); an extractor is asked only about new episodes."""
-    return [_run_scope(context, scope, options, progress) for scope in scopes]
+    return [_run_scope(paths, config, scope, options, progress) for scope in scopes]
 
 
-def _run_scope(context: HomeContext, scope: Scope, options: Options, progress: scopefiles.Progress | None) -> Plan:
+def _run_scope(
+    paths: Paths, config: Config, scope: Scope, options: Options, progress: scopefiles.Progress | None
+) -> Plan:
     from memfiles.ops import extractor
 
-    config, paths = context.config, context.paths
     now = clock.now()
     days = config.older_than_days if options.older_than_days is None else options.older_than_days
     command = (config.extractor if options.extractor is None else options.extractor).strip()
@@ -383,29 +387,3 @@ def _run_scope(context: HomeContext, scope: Scope, options: Options, progress: s
         return result, None if options.dry_run else result.files
 
     return writepath.apply_files(paths, scope, decide, write=not options.dry_run, progress=progress)
-
-
-def choose_scopes(context: HomeContext, user: str | None, scope: str | None, everything: bool) -> list[Scope]:
-    """`--all` (every scope with a folder), else the one scope of --user/--scope/$MEM_USER/default_scope."""
-    from memfiles.errors import UsageError
-    from memfiles.ops.home import choose_scope
-
-    if everything:
-        if user or scope:
-            raise UsageError("give either --all or --user/--scope, not both")
-        return context.paths.scopes()
-    return [choose_scope(context.config, user, scope)]
-
-
-def parse_days(text: str) -> float:
-    """`--older-than`: `30d` or `30` (days, ≥ 0)."""
-    from memfiles.errors import UsageError
-
-    raw = text.strip().removesuffix("d")
-    try:
-        days = float(raw)
-    except ValueError:
-        days = -1.0
-    if days < 0 or days != days:  # NaN is not a number of days either
-        raise UsageError(f"--older-than {text!r}: write a number of days such as 30d")
-    return days

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from memfiles import clock
-from memfiles.format.model import Fact, Outcome, fact_id, normalise_value, sort_facts
+from memfiles.format.model import Fact, fact_id, normalise_value, sort_facts
+from memfiles.outcome import Outcome
 
 
 def latest(fact: Fact) -> str:
@@ -209,18 +210,20 @@ def _step(facts: list[Fact], new: Fact) -> Fact | None:
 def _describe(facts: list[Fact], new: Fact, absorbed_by: Fact | None, scope: str) -> Outcome:
     """The outcome of `new` once its key has settled."""
     if absorbed_by is not None:
-        return Outcome("reinforced", scope, new.key, fact_id=absorbed_by.id)
+        return Outcome(kind="reinforced", scope=scope, key=new.key, fact_id=absorbed_by.id)
     if new.status == "conflict":
         rivals = sorted(
             (f for f in facts if f.key == new.key and f.status == "conflict"), key=lambda f: (f.stated_at, f.id)
         )
-        return Outcome("conflict", scope, new.key, fact_id=new.id, ids=[f.id for f in rivals])
+        return Outcome(kind="conflict", scope=scope, key=new.key, fact_id=new.id, ids=[f.id for f in rivals])
     if new.status == "superseded":
-        return Outcome("superseded", scope, new.key, fact_id=new.id, ids=[new.id, new.superseded_by or ""])
+        return Outcome(
+            kind="superseded", scope=scope, key=new.key, fact_id=new.id, ids=[new.id, new.superseded_by or ""]
+        )
     old = ",".join(f.id for f in facts if f.superseded_by == new.id and f.valid_to == latest(new))
     if not old:
-        return Outcome("added", scope, new.key, fact_id=new.id)
-    return Outcome("superseded", scope, new.key, fact_id=new.id, ids=[old, new.id])
+        return Outcome(kind="added", scope=scope, key=new.key, fact_id=new.id)
+    return Outcome(kind="superseded", scope=scope, key=new.key, fact_id=new.id, ids=[old, new.id])
 
 
 def _later_history(facts: list[Fact], new: Fact) -> Fact | None:

@@ -20,9 +20,10 @@ from memfiles.errors import GitError, MemError, NotFoundError, RefusedError
 from memfiles.format.config import Config
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.memoryfile import KEY_PATTERN, MemoryDoc, serialize
-from memfiles.format.model import SUBJECTS, Fact, Outcome, fact_id
+from memfiles.format.model import SUBJECTS, Fact, fact_id
 from memfiles.lint.rules import guard
 from memfiles.ops import supersession
+from memfiles.outcome import Outcome
 from memfiles.store import gitrepo
 from memfiles.store.files import atomic_write, git_lock, read_memory, scope_lock
 
@@ -137,7 +138,7 @@ def settle(facts: list[Fact], fact: Fact, config: Config, scope: str) -> Outcome
     if fact.source in config.review_sources:
         fact.status = "proposed"
         facts.append(fact)
-        return Outcome("proposed", scope, fact.key, fact_id=fact.id)
+        return Outcome(kind="proposed", scope=scope, key=fact.key, fact_id=fact.id)
     return supersession.add(facts, fact, scope)
 
 

@@ -1,0 +1,68 @@
+"""The Python API: everything `mem` does, as functions and methods that return typed values and never print.
+
+    import memfiles
+    home = memfiles.open_home("/path/to/home")        # or None: as `mem` finds it ($MEM_HOME, .mem/, …)
+    alice = home.user("alice")
+    alice.add("notification_channel", "email").line()  # 'added f-…'
+    print(alice.recall("how should I be notified?"))   # the <memories> block for a prompt
+
+The CLI (memfiles.cli) and the MCP server (memfiles.mcp) call only this package; it is the one caller of
+the services (memfiles.ops, memfiles.recall, memfiles.lint). What a write decides comes back as an
+`Outcome`; what goes wrong raises a `memfiles.errors.MemError`. docs/API.md runs an example of each method.
+"""
+
+from __future__ import annotations
+
+from memfiles.api.guard import CheckResult, FindingModel, Where, check, explain_rule, lint
+from memfiles.api.home import Home, clone, init, merge_driver, open_home
+from memfiles.api.inputs import EpisodeInput, episodes_from_json
+from memfiles.api.models import (
+    Cloned,
+    Consolidation,
+    DoctorReport,
+    EpisodeFile,
+    EpisodeModel,
+    FactModel,
+    Forgotten,
+    Initialised,
+    LogEntry,
+    RecallItem,
+    RecallResult,
+    Scores,
+    SyncReport,
+    WrittenInto,
+)
+from memfiles.api.scope import ScopeHandle
+from memfiles.outcome import Outcome
+
+__all__ = [
+    "CheckResult",
+    "Cloned",
+    "Consolidation",
+    "DoctorReport",
+    "EpisodeFile",
+    "EpisodeInput",
+    "EpisodeModel",
+    "FactModel",
+    "FindingModel",
+    "Forgotten",
+    "Home",
+    "Initialised",
+    "LogEntry",
+    "Outcome",
+    "RecallItem",
+    "RecallResult",
+    "ScopeHandle",
+    "Scores",
+    "SyncReport",
+    "Where",
+    "WrittenInto",
+    "check",
+    "clone",
+    "episodes_from_json",
+    "explain_rule",
+    "init",
+    "lint",
+    "merge_driver",
+    "open_home",
+]

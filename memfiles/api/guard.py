@@ -1,0 +1,108 @@
+"""The guard as a library: check a text for the kind of place it is going (`check`), lint files (`lint`),
+explain a rule (`explain_rule`). The same rules as the write path and `mem lint` (docs/LINT.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from memfiles.lint.engine import LintReport
+    from memfiles.lint.findings import Finding, Rule
+
+Where = Literal["fact", "episode", "transcript", "instructions"]
+# Explicit overrides of an agent's instructions: ignore previous instructions (MEM103), jailbreak personas
+# (MEM105), asking for the system prompt (MEM106), chat-template role markers (MEM107).
+_OVERRIDES = ("MEM103", "MEM105", "MEM106", "MEM107")
+# Which rules apply to each kind of text: the one place to change when the kinds are refined. A fact value,
+# an episode summary and (for now) a transcript get every text rule, as the write path does. An agent
+# instruction file (CLAUDE.md, AGENTS.md) tells an agent what to do by design, so only the injection
+# classes apply: hidden text (MEM2xx), secrets (MEM3xx), exfiltration (MEM4xx) and explicit overrides.
+APPLIES: dict[Where, Callable[[str], bool]] = {
+    "fact": lambda code: True,
+    "episode": lambda code: True,
+    "transcript": lambda code: True,
+    "instructions": lambda code: code.startswith(("MEM2", "MEM3", "MEM4")) or code in _OVERRIDES,
+}
+
+
+class FindingModel(BaseModel):
+    """One rule hit: its code, severity, message, 1-based line and column, and the text it matched."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
+
+    code: str
+    severity: Literal["error", "warning"]
+    message: str
+    line: int
+    col: int
+    excerpt: str
+
+    @classmethod
+    def of(cls, finding: Finding) -> FindingModel:
+        return cls.model_validate(finding._asdict())
+
+
+class CheckResult(BaseModel):
+    """What the guard found in a text, and whether a write of that kind would be refused (an error finding)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
+
+    where: Where
+    findings: list[FindingModel]
+
+    @property
+    def refused(self) -> bool:
+        return any(f.severity == "error" for f in self.findings)
+
+    @property
+    def rule(self) -> str | None:
+        """The code a refusal names: the first error finding's."""
+        return next((f.code for f in self.findings if f.severity == "error"), None)
+
+
+def check(text: str, *, where: Where = "fact") -> CheckResult:
+    """Run the guard on `text` as the kind of text `where` names; findings sorted by line, column and code."""
+    from memfiles.errors import UsageError
+    from memfiles.lint.rules import check_text
+
+    if where not in APPLIES:
+        raise UsageError(f"where={where!r}: use one of {', '.join(APPLIES)}")
+    applies = APPLIES[where]
+    return CheckResult(where=where, findings=[FindingModel.of(f) for f in check_text(text) if applies(f.code)])
+
+
+def lint(
+    paths: Sequence[str | os.PathLike[str]] | None = None,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    select: str | None = None,
+    ignore: str | None = None,
+    jobs: int | None = None,
+) -> LintReport:
+    """Lint files and folders (paths relative to the working directory); none given: the memory home (found as
+    `open_home` finds it), with mem.toml's ignored codes. `select`/`ignore`: codes or prefixes, `MEM1,MEM301`."""
+    from memfiles.errors import HomeError, UsageError
+    from memfiles.lint import engine
+
+    ignored = engine.parse_codes(ignore)
+    if paths:
+        return engine.lint_paths([Path(p) for p in paths], engine.parse_codes(select), ignored, Path.cwd(), jobs)
+    from memfiles.api.home import open_home
+
+    try:
+        opened = open_home(home)
+    except HomeError as exc:
+        raise UsageError(f"mem lint: give files or folders to check, or a memory home ({exc})") from None
+    return opened.lint(select=select, ignore=ignore, jobs=jobs)
+
+
+def explain_rule(code: str) -> Rule:
+    """What a rule catches, why it matters, how to fix it, and an example of each side (`mem lint --explain`)."""
+    from memfiles.lint import engine
+
+    return engine.explain(code)

@@ -1,0 +1,216 @@
+"""An opened memory home (`Home`): its scopes, reading across several of them, and the operations on the whole
+home (lint, consolidate, sync, doctor, the audit log); `open_home`, `init` and `clone` make one."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memfiles.api.inputs import When, when_text
+from memfiles.api.models import Cloned, Consolidation, DoctorReport, Initialised, LogEntry, RecallKind, RecallResult
+from memfiles.api.scope import ScopeHandle
+from memfiles.errors import ScopeError, UsageError
+from memfiles.format import layout
+from memfiles.format.config import Config, load_config
+from memfiles.format.layout import Paths, Scope
+
+if TYPE_CHECKING:
+    from memfiles.api.models import SyncReport
+    from memfiles.lint.engine import LintReport
+
+Progress = Callable[[int, int], None]  # tick(done, total), for a progress bar
+
+
+def choose_scope(config: Config, user: str | None = None, scope: str | None = None) -> Scope:
+    """`--user ID` or `--scope KIND:ID`, else `$MEM_USER`, else mem.toml's default_scope."""
+    if user and scope:
+        raise ScopeError("give either --user or --scope, not both")
+    if user is not None:
+        return Scope("user", layout.validate_id(user, "user id"))
+    if scope is not None:
+        return layout.parse_scope(scope)
+    env = os.environ.get("MEM_USER", "").strip()
+    if env:
+        return layout.parse_scope(env) if ":" in env else Scope("user", layout.validate_id(env, "$MEM_USER"))
+    if config.default_scope:
+        return layout.parse_scope(config.default_scope)
+    raise ScopeError("no scope given: pass --user ID or --scope user:ID, or set $MEM_USER or default_scope in mem.toml")
+
+
+class Home:
+    """An opened memory home: its folder (`root`), settings (`config`) and layout (`paths`)."""
+
+    def __init__(self, paths: Paths, config: Config) -> None:
+        self.paths = paths
+        self.config = config
+
+    def __repr__(self) -> str:
+        return f"Home({str(self.root)!r})"
+
+    @property
+    def root(self) -> Path:
+        return self.paths.root
+
+    def scopes(self) -> list[str]:
+        """Every scope with a folder in the home, sorted."""
+        return [str(s) for s in self.paths.scopes()]
+
+    def scope(self, scope: str) -> ScopeHandle:
+        """A handle on `user:ID`, `org:ID` or `agent:ID` (validated; raises ScopeError)."""
+        return ScopeHandle(self, layout.parse_scope(scope))
+
+    def user(self, user_id: str) -> ScopeHandle:
+        """Shorthand for `scope("user:" + user_id)`."""
+        return self.scope(f"user:{user_id}")
+
+    def choose(self, user: str | None = None, scope: str | None = None) -> ScopeHandle:
+        """The scope a command works on: `user` or `scope` (not both), else `$MEM_USER`, else default_scope."""
+        return ScopeHandle(self, choose_scope(self.config, user, scope))
+
+    def choose_scopes(self, users: Sequence[str] = (), scopes: Sequence[str] = ()) -> list[str]:
+        """Every user and scope given, in order (a user plus their org), without repeats; else the default one."""
+        chosen = [choose_scope(self.config, user=u) for u in users]
+        chosen += [choose_scope(self.config, scope=s) for s in scopes]
+        return [str(s) for s in dict.fromkeys(chosen)] or [str(choose_scope(self.config))]
+
+    def recall(
+        self,
+        query: str,
+        scopes: Sequence[str],
+        *,
+        k: int | None = None,
+        kind: RecallKind = "all",
+        since: When | None = None,
+        until: When | None = None,
+        as_of: When | None = None,
+        min_score: float | None = None,
+        budget: int | None = None,
+        half_life_days: float | None = None,
+        max_chars: int | None = None,
+    ) -> RecallResult:
+        """Recall from several scopes at once (a user plus their org), like `mem recall -u ID -s org:ID`.
+
+        `since` may also be `Nd` (the last N days); `budget` is in estimated tokens, `max_chars` in characters.
+        """
+        from memfiles.recall import retrieve
+
+        chosen = _parse_scopes(scopes)
+        dates = when_text(since), when_text(until), when_text(as_of)
+        options = retrieve.recall_options(self.config, k, kind, *dates, min_score, half_life_days)
+        found = retrieve.recall(self.paths, chosen, query, options, budget=budget, max_chars=max_chars)
+        return RecallResult.of(found)
+
+    def render(
+        self,
+        scopes: Sequence[str],
+        *,
+        episodes: int = 5,
+        budget: int | None = None,
+        markdown: bool = False,
+        max_chars: int | None = None,
+    ) -> RecallResult:
+        """Several scopes' whole current memory as one block (`markdown=True`: a markdown list), like `mem render`."""
+        from memfiles.recall import retrieve
+        from memfiles.recall.render import estimate_tokens
+        from memfiles.recall.render import markdown as as_markdown
+
+        found = retrieve.render_memory(self.paths, self.config, _parse_scopes(scopes), episodes, budget, max_chars)
+        result = RecallResult.of(found)
+        if not markdown:
+            return result
+        text = as_markdown(found.scopes, found.as_of, found.items)
+        return result.model_copy(update={"text": text, "tokens": estimate_tokens(text)})
+
+    def lint(self, *, select: str | None = None, ignore: str | None = None, jobs: int | None = None) -> LintReport:
+        """Lint the whole home (not .git/ or .cache/) with mem.toml's ignored codes added to `ignore`."""
+        from memfiles.lint import engine
+
+        ignored = engine.parse_codes(ignore) + engine.parse_codes(",".join(self.config.lint_ignore))
+        return engine.lint_paths([self.root], engine.parse_codes(select), ignored, self.root, jobs)
+
+    def consolidate(
+        self,
+        scopes: Sequence[str] | None = None,
+        *,
+        dry_run: bool = False,
+        older_than_days: float | None = None,
+        extractor: str | None = None,
+        progress: Progress | None = None,
+    ) -> list[Consolidation]:
+        """Consolidate the given scopes (None: every scope of the home), one commit each, like `mem consolidate`."""
+        from memfiles.ops import consolidate
+
+        chosen = self.paths.scopes() if scopes is None else _parse_scopes(scopes)
+        options = consolidate.Options(dry_run, older_than_days, extractor)
+        return [Consolidation.of(plan) for plan in consolidate.run(self.paths, self.config, chosen, options, progress)]
+
+    def sync(
+        self, remote: str = "origin", *, commit: bool = False, warn: Callable[[str], None] | None = None
+    ) -> SyncReport:
+        """Fetch, merge and push `remote`; `commit=True` commits hand edits first; `warn` hears what needs care."""
+        from memfiles.api.models import SyncReport
+        from memfiles.ops.sync import sync
+
+        return SyncReport.model_validate(sync(self.paths, remote, commit, warn=warn).to_dict())
+
+    def doctor(self, *, fix: bool = False, reindex: bool = False) -> DoctorReport:
+        """Check files, git state, recall indexes and leftovers of interrupted writes; `fix` repairs what is safe."""
+        from memfiles.ops import doctor
+
+        rebuilt = doctor.reindex(self.paths) if reindex else []
+        done, problems = doctor.run(self.paths, fix)
+        return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems])
+
+    def log(self, limit: int = 20) -> list[LogEntry]:
+        """The audit trail: the home's most recent commits, newest first."""
+        from memfiles.store import gitrepo
+
+        return [LogEntry.model_validate(entry) for entry in gitrepo.log(self.root, limit=limit)]
+
+
+def _parse_scopes(scopes: Sequence[str]) -> list[Scope]:
+    if isinstance(scopes, str) or not scopes:
+        raise UsageError("give a list of scopes, e.g. ['user:alice', 'org:acme']")
+    return list(dict.fromkeys(layout.parse_scope(s) for s in scopes))
+
+
+def open_home(
+    path: str | os.PathLike[str] | None = None, *, create: bool = False, cwd: str | os.PathLike[str] | None = None
+) -> Home:
+    """Open the memory home at `path`, else the one `mem` would use: `$MEM_HOME`, the nearest `.mem/` above `cwd`
+    (default: the working directory), the platform data folder. `create=True` runs `mem init` first."""
+    root = layout.resolve_home(path, cwd=Path(cwd) if cwd else None)
+    if create:
+        init(root)
+    layout.require_home(root)
+    return Home(Paths(root), load_config(root / layout.CONFIG_NAME))
+
+
+def init(path: str | os.PathLike[str] | None = None, *, force: bool = False) -> Initialised:
+    """Create a memory home (a git repository with mem.toml, .gitattributes and a first commit), like `mem init`.
+
+    The filesystem root and the user's home folder are refused unless `force`.
+    """
+    from memfiles.ops.home import init_home
+
+    root = layout.resolve_home(path)
+    return Initialised(root=root, created=init_home(root, force=force))
+
+
+def clone(url: str, path: str | os.PathLike[str] | None = None) -> Cloned:
+    """Set up another machine: clone the home at `url` and register the merge driver (`mem init --clone`)."""
+    from memfiles.ops.sync import clone_home
+
+    root = layout.resolve_home(path)
+    return Cloned(url=url, root=root, started=clone_home(url, root))
+
+
+def merge_driver(
+    base: str | os.PathLike[str], ours: str | os.PathLike[str], theirs: str | os.PathLike[str], path: str
+) -> bool:
+    """git's merge driver for MEMORY.md (%O %A %B %P): the merge is written to `ours`; False if the notes conflict."""
+    from memfiles.ops.sync import run_merge_driver
+
+    return run_merge_driver(Path(base), Path(ours), Path(theirs), path)

@@ -1,0 +1,115 @@
+"""What comes into the API from outside: episode objects (`mem episode --from-json`), values from a stream,
+and dates, each checked once here and handed to the write path as its own records."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import date
+from typing import TYPE_CHECKING, Any, TextIO
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from memfiles.api.models import CandidateFactModel, EpisodeOutcome, InvalidationModel
+from memfiles.errors import RefusedError, UsageError
+
+if TYPE_CHECKING:
+    from memfiles.ops.writepath import NewEpisode
+
+When = date | str  # a date, a datetime (a date subclass) or ISO text; where noted, text may also be `Nd`
+
+
+class EpisodeInput(BaseModel):
+    """One episode object of `mem episode --from-json` (FORMAT.md, "Episodes"; id and scope are assigned)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
+
+    summary: str
+    session: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    entities: list[str] = []
+    events: list[str] = []
+    outcome: EpisodeOutcome = "unknown"
+    facts: list[CandidateFactModel] = []
+    invalidates: list[InvalidationModel] = []
+    source: str | None = None
+
+    def to_new(self) -> NewEpisode:
+        """The write path's input record."""
+        from memfiles.format.episodes import CandidateFact, Invalidation
+        from memfiles.ops.writepath import NewEpisode
+
+        return NewEpisode(
+            summary=self.summary,
+            session=self.session,
+            at=self.started_at,
+            ended=self.ended_at,
+            entities=list(self.entities),
+            events=list(self.events),
+            outcome=self.outcome,
+            facts=[CandidateFact(f.key, f.value, f.subject, f.confidence) for f in self.facts],
+            invalidates=[Invalidation(i.key, i.reason) for i in self.invalidates],
+            source=self.source,
+        )
+
+
+def episodes_from_json(data: bytes | str, where: str) -> list[EpisodeInput]:
+    """One episode object or a list of them (JSON, UTF-8) as EpisodeInputs; a UsageError names what and where."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"{where}: not UTF-8 text (byte {exc.start} is {data[exc.start : exc.start + 1]!r}); "
+                "save the episodes as UTF-8 JSON"
+            ) from None
+    try:
+        raw = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{where}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise UsageError(
+            f"{where}: the JSON is nested too deeply to read; give one episode object or a list of them"
+        ) from None
+    items = raw if isinstance(raw, list) else [raw]
+    return [episode_input(item, where, number) for number, item in enumerate(items, start=1)]
+
+
+def episode_input(item: EpisodeInput | Mapping[str, Any], where: str, number: int) -> EpisodeInput:
+    """One episode object checked against EpisodeInput; a UsageError names the episode and the field."""
+    if isinstance(item, EpisodeInput):
+        return item
+    try:
+        return EpisodeInput.model_validate(item)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "episode"
+        raise UsageError(f"{where}: episode #{number}: {field}: {first['msg']}") from None
+    except RecursionError:  # an object nested deeper than the validator follows
+        raise UsageError(f"{where}: episode #{number} is nested too deeply; episodes hold text and lists") from None
+
+
+def pairs(given: Mapping[str, str] | Iterable[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    """`{key: text}` or `[(key, text), …]` (the same key may come twice) as a list of pairs."""
+    if given is None:
+        return []
+    return list(given.items()) if isinstance(given, Mapping) else [(k, v) for k, v in given]
+
+
+def read_value(stream: TextIO, limit: int) -> str:
+    """A value from a stream (standard input), read only up to just past `limit`: a huge paste is refused cheaply."""
+    text = stream.read(limit + 2)
+    text = text[:-1] if text.endswith("\n") else text
+    if len(text) > limit:
+        raise RefusedError("MEM602", f"value from standard input is over the limit of {limit} characters")
+    return text
+
+
+def when_text(value: When | None) -> str | None:
+    """A date or datetime as the ISO text the services read (text is passed on as it is, `Nd` included)."""
+    if value is None or isinstance(value, str):
+        return value
+    from memfiles import clock
+
+    return clock.when_from_value(value)

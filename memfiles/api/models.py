@@ -1,0 +1,373 @@
+"""The typed results of the Python API: facts, episodes, recalled items with their scores, and reports.
+
+Each model is made from the services' own records in ONE place (`FactModel.of`, `EpisodeModel.of`,
+`RecallResult.of`, …), and `to_dict()` (or `model_dump()`) is the JSON the CLI prints with `--json`.
+FactModel and EpisodeModel mirror `memfiles.format.model.Fact` and `memfiles.format.episodes.Episode`
+field for field; once those are pydantic models themselves, the API returns them instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from memfiles.format.model import ALWAYS_WRITTEN, Fact
+
+if TYPE_CHECKING:
+    from memfiles.format.episodes import Episode
+    from memfiles.ops.archive import Found
+    from memfiles.ops.consolidate import Plan
+    from memfiles.recall.ranking import Item
+    from memfiles.recall.retrieve import Recalled
+
+Subject = Literal["user_preference", "user_attribute", "account_state", "constraint", "past_action", "goal"]
+Confidence = Literal["stated", "inferred"]
+Status = Literal["active", "proposed", "conflict", "superseded", "expired", "retracted"]
+EpisodeOutcome = Literal["success", "failure", "partial", "unknown"]
+RecallKind = Literal["all", "facts", "episodes"]
+# defer_build: a model's validator is built when it is first used, so a command pays only for the models it returns.
+_FROZEN = ConfigDict(extra="forbid", defer_build=True, frozen=True)
+_RECORD = ConfigDict(extra="forbid", defer_build=True, from_attributes=True, frozen=True)  # made from a service record
+
+
+class FactModel(BaseModel):
+    """One fact (FORMAT.md, "Facts"): every field of the file format."""
+
+    model_config = _RECORD
+
+    id: str
+    key: str
+    value: str
+    subject: Subject
+    confidence: Confidence
+    source: str
+    source_ref: str | None = None
+    stated_at: str
+    valid_from: str
+    expires_at: str | None = None
+    status: Status
+    valid_to: str | None = None
+    superseded_by: str | None = None
+    reason: str | None = None
+    last_confirmed: str | None = None
+    last_inferred: str | None = None
+
+    @classmethod
+    def of(cls, fact: Fact) -> FactModel:
+        """The one conversion from the services' record."""
+        return cls.model_validate(fact)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fact as MEMORY.md orders it; optional fields only when set (as `Fact.to_dict`)."""
+        return {k: v for k, v in self.model_dump().items() if v is not None or k in ALWAYS_WRITTEN}
+
+
+class CandidateFactModel(BaseModel):
+    """A fact an episode proposes for consolidation."""
+
+    model_config = _RECORD
+
+    key: str
+    value: str
+    subject: Subject | None = None
+    confidence: Confidence | None = None
+
+
+class InvalidationModel(BaseModel):
+    """A fact key an episode makes stale, and why."""
+
+    model_config = _RECORD
+
+    key: str
+    reason: str
+
+
+class EpisodeModel(BaseModel):
+    """One episode (FORMAT.md, "Episodes"), its fields in the order `--json` prints them."""
+
+    model_config = _RECORD
+
+    id: str
+    scope: str
+    session: str | None = None
+    started_at: str
+    ended_at: str | None = None
+    entities: list[str] = []
+    outcome: EpisodeOutcome = "unknown"
+    events: list[str] = []
+    source: str
+    facts: list[CandidateFactModel] = []
+    invalidates: list[InvalidationModel] = []
+    consolidated: bool = False
+    summary: str
+
+    @classmethod
+    def of(cls, episode: Episode) -> EpisodeModel:
+        """The one conversion from the services' record."""
+        return cls.model_validate(episode)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field in canonical order, then the summary (as `Episode.to_dict`)."""
+        return self.model_dump() | {"facts": [f.model_dump(exclude_none=True) for f in self.facts]}
+
+
+class Scores(BaseModel):
+    """Why an item was recalled: its final score and the parts of its relevance (FORMAT.md, "Recall")."""
+
+    model_config = _FROZEN
+
+    score: float
+    relevance: float
+    keyword: float
+    fuzzy: float
+    coverage: float
+    frequency: float
+    passage: float
+    context: float
+    key_hit: bool
+    matched: list[str]
+    decay: float
+    age_days: float | None
+
+
+class RecallItem(BaseModel):
+    """One recalled item: a fact, a conflict (two or more facts of one key) or an episode, with its scores."""
+
+    model_config = _FROZEN
+
+    kind: Literal["fact", "conflict", "episode"]
+    scope: str
+    id: str
+    date: str
+    scores: Scores
+    facts: list[FactModel] = []
+    episode: EpisodeModel | None = None
+    why: str
+    tokens: int  # the estimated size of its line in the block
+
+    @classmethod
+    def of(cls, item: Item, multi_scope: bool) -> RecallItem:
+        from memfiles.recall.render import estimate_tokens, item_line
+
+        r = item.relevance
+        return cls(
+            kind=item.kind,  # type: ignore[arg-type]
+            scope=item.scope,
+            id=item.id,
+            date=item.date,
+            scores=Scores(
+                score=item.score,
+                relevance=r.score,
+                keyword=r.keyword,
+                fuzzy=r.fuzzy,
+                coverage=r.coverage,
+                frequency=r.frequency,
+                passage=r.passage,
+                context=r.context,
+                key_hit=r.key_hit,
+                matched=list(r.matched),
+                decay=item.decay,
+                age_days=item.age_days,
+            ),
+            facts=[FactModel.of(f) for f in item.facts],
+            episode=EpisodeModel.of(item.episode) if item.episode is not None else None,
+            why=item.why(),
+            tokens=estimate_tokens(item_line(item, multi_scope) + "\n"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The item as `mem recall --format json` prints it: its record's fields, then its scores."""
+        out: dict[str, Any] = {"kind": self.kind, "scope": self.scope}
+        if self.episode is not None:
+            out.update(self.episode.to_dict())
+        elif self.kind == "fact":
+            out.update(self.facts[0].to_dict())
+        else:
+            out.update(key=self.facts[0].key, ids=[f.id for f in self.facts], facts=[f.to_dict() for f in self.facts])
+        out["scope"] = self.scope
+        scores = self.scores.model_dump()
+        for name, value in scores.items():
+            if isinstance(value, float):
+                scores[name] = round(value, 2 if name == "age_days" else 4)
+        out.update(scores)
+        return out
+
+
+class RecallResult(BaseModel):
+    """What recall or render found: the block (`text`, also `str()`), the items shown, those a budget left out
+    (`dropped`), and the memory files that did not parse (skipped and left as they are)."""
+
+    model_config = _FROZEN
+
+    scopes: list[str]
+    as_of: str
+    text: str
+    tokens: int
+    items: list[RecallItem]
+    dropped: list[RecallItem]
+    problems: list[str]
+
+    @property
+    def omitted(self) -> int:
+        """How many items the budget left out."""
+        return len(self.dropped)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def of(cls, found: Recalled) -> RecallResult:
+        rendered, multi = found.rendered, len(found.scopes) > 1
+        return cls(
+            scopes=found.scopes,
+            as_of=found.as_of,
+            text=rendered.text,
+            tokens=rendered.tokens,
+            items=[RecallItem.of(item, multi) for item in rendered.shown],
+            dropped=[RecallItem.of(item, multi) for item in rendered.dropped],
+            problems=[str(p) for p in found.problems],
+        )
+
+
+class Consolidation(BaseModel):
+    """What consolidation did (or would do, on a dry run) to one scope; `model_dump()` is `--json`."""
+
+    model_config = _FROZEN
+
+    scope: str
+    now: str
+    dry_run: bool
+    committed: bool
+    extractor: str | None
+    episodes: int
+    expired: int
+    superseded: int
+    added: int
+    reinforced: int
+    conflicts: int
+    refused: int
+    compressed: int
+    bytes_before: int
+    bytes_after: int
+    changes: list[str]
+    refusals: list[str]
+    notes: list[str]
+    written: list[str]
+    removed: list[str]
+
+    @property
+    def changed(self) -> bool:
+        """Whether it changes (or, on a dry run, would change) any file."""
+        return bool(self.written or self.removed)
+
+    @classmethod
+    def of(cls, plan: Plan) -> Consolidation:
+        return cls.model_validate(plan.to_dict())
+
+
+class SyncReport(BaseModel):
+    """What one `mem sync` did: commits received and sent."""
+
+    model_config = _FROZEN
+
+    remote: str
+    branch: str
+    received: int = 0
+    sent: int = 0
+    committed_hand_edits: bool = False
+    set_upstream: bool = False
+
+
+class DoctorReport(BaseModel):
+    """What `mem doctor` repaired and what is still wrong (each problem as one line)."""
+
+    model_config = _FROZEN
+
+    fixed: list[str]
+    problems: list[str]
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problems
+
+
+class LogEntry(BaseModel):
+    """One commit of the home's audit trail."""
+
+    model_config = _FROZEN
+
+    commit: str
+    date: str
+    author: str
+    message: str
+
+
+class EpisodeFile(BaseModel):
+    """An episode's original file: where it was, its text, and the commit that removed it (None: still there)."""
+
+    model_config = _FROZEN
+
+    path: str
+    removed_by: str | None = None
+    digest: str | None = None
+    episode: EpisodeModel | None = None  # None when the file no longer parses (its text is still there)
+    text: str
+
+    @classmethod
+    def of(cls, found: Found) -> EpisodeFile:
+        episode = EpisodeModel.of(found.episode) if found.episode is not None else None
+        text = found.data.decode("utf-8", errors="replace")
+        return cls(path=found.relpath, removed_by=found.removed_by, digest=found.digest, episode=episode, text=text)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As `mem show-episode --json` prints it."""
+        episode = self.episode.to_dict() if self.episode else None
+        return {
+            "path": self.path,
+            "removed_by": self.removed_by,
+            "digest": self.digest,
+            "episode": episode,
+            "text": self.text,
+        }
+
+
+class Forgotten(BaseModel):
+    """The facts `forget` removed; with `purge`, also how many stored file versions were rewritten, and advice."""
+
+    model_config = _FROZEN
+
+    facts: list[FactModel]
+    purged_blobs: int | None = None
+    advice: str | None = None
+
+
+class WrittenInto(BaseModel):
+    """What `render_into` did to a file: `changed` is False when its section was already up to date."""
+
+    model_config = _FROZEN
+
+    path: str
+    scope: str
+    changed: bool
+    problems: list[str]  # memory files that did not parse (skipped, left as they are)
+
+
+class Initialised(BaseModel):
+    """Where `init` made a home, and whether it was new (False: it already was one; nothing changed)."""
+
+    model_config = _FROZEN
+
+    root: Path
+    created: bool
+
+
+class Cloned(BaseModel):
+    """What `clone` did; `started` when the remote was empty and a new home was started in the clone."""
+
+    model_config = _FROZEN
+
+    url: str
+    root: Path
+    started: bool

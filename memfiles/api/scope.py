@@ -1,0 +1,242 @@
+"""One scope of a home (`user:alice`): every fact and episode operation on it, each through the guarded write
+path, returning an `Outcome` for what a write decides and raising a MemError for what goes wrong."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from memfiles.api.inputs import EpisodeInput, When, episode_input, pairs, read_value, when_text
+from memfiles.api.models import (
+    EpisodeFile,
+    EpisodeOutcome,
+    FactModel,
+    Forgotten,
+    RecallKind,
+    RecallResult,
+    Subject,
+    WrittenInto,
+)
+from memfiles.errors import RefusedError
+from memfiles.format.layout import Scope
+from memfiles.outcome import Outcome
+from memfiles.store.files import read_memory
+
+if TYPE_CHECKING:
+    from memfiles.api.home import Home, Progress
+    from memfiles.api.models import Consolidation
+    from memfiles.ops.writepath import NewEpisode
+
+Pairs = Mapping[str, str] | Iterable[tuple[str, str]]
+
+
+class ScopeHandle:
+    """One scope of a home; `str(handle)` is the scope (`user:alice`)."""
+
+    def __init__(self, home: Home, scope: Scope) -> None:
+        self.home = home
+        self.scope = scope
+
+    def __repr__(self) -> str:
+        return f"ScopeHandle({str(self.scope)!r}, home={str(self.home.root)!r})"
+
+    def __str__(self) -> str:
+        return str(self.scope)
+
+    # --- facts ---
+
+    def add(
+        self,
+        key: str,
+        value: str | TextIO,
+        *,
+        subject: Subject = "user_preference",
+        inferred: bool = False,
+        source: str | None = None,
+        ref: str | None = None,
+        at: When | None = None,
+        expires: When | None = None,
+    ) -> Outcome:
+        """Remember a fact through the guarded write path (a stream `value`, such as stdin, is read up to the
+        limit); a refusal is returned (`kind == "refused"`), nothing written."""
+        from memfiles.ops import writepath
+
+        paths, config = self.home.paths, self.home.config
+        try:
+            text = value if isinstance(value, str) else read_value(value, config.max_value_chars)
+            new = writepath.NewFact(key, text, subject, inferred, source, ref, when_text(at), when_text(expires))
+            return writepath.add_fact(paths, config, self.scope, new)
+        except RefusedError as exc:
+            return Outcome(kind="refused", scope=str(self.scope), key=key, rule=exc.rule, why=exc.why)
+
+    def show(self, *, everything: bool = False) -> list[FactModel]:
+        """Current facts (active and conflicts), by key; `everything=True` adds history and pending ones."""
+        from memfiles.ops.supersession import visible
+
+        return [FactModel.of(f) for f in visible(read_memory(self.home.paths, self.scope).facts, everything)]
+
+    def history(self, key: str) -> list[FactModel]:
+        """Every fact a key has had, oldest first."""
+        from memfiles.ops.supersession import chain
+
+        return [FactModel.of(f) for f in chain(read_memory(self.home.paths, self.scope).facts, key)]
+
+    def forget(self, id_or_key: str, *, purge: bool = False) -> Forgotten:
+        """Remove a fact (by id) or all facts of a key, one commit; `purge=True` also erases them from git history."""
+        if purge:
+            from memfiles.ops.purge import PURGE_ADVICE
+            from memfiles.ops.purge import purge as erase
+
+            gone, rewritten = erase(self.home.paths, self.scope, id_or_key)
+            return Forgotten(facts=[FactModel.of(f) for f in gone], purged_blobs=rewritten, advice=PURGE_ADVICE)
+        from memfiles.ops import writepath
+
+        return Forgotten(facts=[FactModel.of(f) for f in writepath.forget(self.home.paths, self.scope, id_or_key)])
+
+    def resolve(self, key: str, keep: str) -> list[FactModel]:
+        """End a conflict by keeping one fact; returns the facts it superseded."""
+        from memfiles.ops import writepath
+
+        return [FactModel.of(f) for f in writepath.resolve(self.home.paths, self.scope, key, keep)]
+
+    def review(self) -> list[FactModel]:
+        """Proposed facts waiting for a person."""
+        return [FactModel.of(f) for f in read_memory(self.home.paths, self.scope).facts if f.status == "proposed"]
+
+    def accept(self, fact_id: str) -> Outcome:
+        """Accept a proposed fact (settled like a new write)."""
+        from memfiles.ops import writepath
+
+        return writepath.accept(self.home.paths, self.scope, fact_id)
+
+    def reject(self, fact_id: str) -> FactModel:
+        """Reject a proposed fact (kept as `retracted`)."""
+        from memfiles.ops import writepath
+
+        return FactModel.of(writepath.reject(self.home.paths, self.scope, fact_id))
+
+    # --- episodes ---
+
+    def episode(
+        self,
+        summary: str,
+        *,
+        session: str | None = None,
+        at: When | None = None,
+        ended: When | None = None,
+        entities: Iterable[str] = (),
+        events: Iterable[str] = (),
+        outcome: EpisodeOutcome = "unknown",
+        facts: Pairs | None = None,
+        invalidates: Pairs | None = None,
+        source: str | None = None,
+    ) -> Outcome:
+        """Record what happened as one episode file (one commit); `recorded`, `exists` or `refused`."""
+        from memfiles.format.episodes import CandidateFact, Invalidation
+        from memfiles.ops.writepath import NewEpisode
+
+        new = NewEpisode(
+            summary,
+            session,
+            when_text(at),
+            when_text(ended),
+            list(entities),
+            list(events),
+            outcome,
+            [CandidateFact(k, v) for k, v in pairs(facts)],
+            [Invalidation(k, r) for k, r in pairs(invalidates)],
+            source,
+        )
+        return self._record([new])[0]
+
+    def episodes(self, batch: Iterable[EpisodeInput | Mapping[str, Any]], where: str = "episodes") -> list[Outcome]:
+        """Record several episodes in one commit (`mem episode --from-json`): all, or nothing and one refusal.
+
+        Each item is an EpisodeInput or a dict of its fields (FORMAT.md, "Episodes"); a bad one raises a
+        UsageError naming `where` and its number.
+        """
+        return self._record([episode_input(item, where, n).to_new() for n, item in enumerate(batch, start=1)])
+
+    def _record(self, batch: list[NewEpisode]) -> list[Outcome]:
+        from memfiles.ops.writepath import add_episodes
+
+        try:
+            done = add_episodes(self.home.paths, self.home.config, self.scope, batch)
+        except RefusedError as exc:
+            return [Outcome(kind="refused", scope=str(self.scope), rule=exc.rule, why=exc.why)]
+        scope = str(self.scope)
+        return [
+            Outcome(kind="exists", scope=scope, episode_id=w.episode.id, path=w.path)
+            if w.kind == "exists"
+            else Outcome(kind="recorded", scope=scope, episode_id=w.episode.id, path=w.path)
+            for w in done
+        ]
+
+    def show_episode(self, episode_id: str) -> EpisodeFile:
+        """An episode's file, from the scope's folder or, once folded into a digest, from git history."""
+        from memfiles.ops.archive import find
+
+        return EpisodeFile.of(find(self.home.paths, self.scope, episode_id))
+
+    # --- reading ---
+
+    def recall(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        kind: RecallKind = "all",
+        since: When | None = None,
+        until: When | None = None,
+        as_of: When | None = None,
+        min_score: float | None = None,
+        budget: int | None = None,
+        half_life_days: float | None = None,
+    ) -> RecallResult:
+        """Facts and episodes relevant to `query`, as `mem recall` finds them (`str()` is the block)."""
+        return self.home.recall(
+            query,
+            [str(self.scope)],
+            k=k,
+            kind=kind,
+            since=since,
+            until=until,
+            as_of=as_of,
+            min_score=min_score,
+            budget=budget,
+            half_life_days=half_life_days,
+        )
+
+    def render(self, *, episodes: int = 5, budget: int | None = None, markdown: bool = False) -> RecallResult:
+        """The scope's whole current memory as `mem render` prints it (`markdown=True`: a markdown list)."""
+        return self.home.render([str(self.scope)], episodes=episodes, budget=budget, markdown=markdown)
+
+    def render_into(
+        self, path: str | os.PathLike[str], *, episodes: int = 5, budget: int | None = None, markdown: bool = False
+    ) -> WrittenInto:
+        """Write the rendered memory between this scope's markers in `path` (CLAUDE.md…), appending them if absent.
+
+        `path` must be a regular file (or not exist yet) inside the working directory; `.changed` is False
+        when the section was already up to date.
+        """
+        from memfiles.ops.render_into import write_into
+
+        rendered = self.render(episodes=episodes, budget=budget, markdown=markdown)
+        changed = write_into(Path(path), self.scope, rendered.text)
+        return WrittenInto(path=str(path), scope=str(self.scope), changed=changed, problems=rendered.problems)
+
+    def consolidate(
+        self,
+        *,
+        dry_run: bool = False,
+        older_than_days: float | None = None,
+        extractor: str | None = None,
+        progress: Progress | None = None,
+    ) -> Consolidation:
+        """Expire, apply episodes, ask the extractor, fold old episodes into digests: one commit (`mem consolidate`)."""
+        (done,) = self.home.consolidate(
+            [str(self.scope)], dry_run=dry_run, older_than_days=older_than_days, extractor=extractor, progress=progress
+        )
+        return done
