@@ -16,12 +16,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memfiles import clock
 from memfiles.errors import RefusedError
 from memfiles.format.layout import Scope, parse_scope, resolve_home
-from memfiles.format.model import Outcome
+from memfiles.format.model import Fact, Outcome
 from memfiles.ops import home as _home
 from memfiles.ops import supersession, writepath
-from memfiles.schema import ConsolidationModel, EpisodeOutcomeModel, FactModel, OutcomeModel, RecallModel
+from memfiles.schema import ConsolidationModel, EpisodeOutcomeModel, OutcomeModel, RecallModel
 from memfiles.store.files import read_memory
 
 if TYPE_CHECKING:
@@ -58,36 +59,36 @@ class ScopeHandle:
             outcome = Outcome("refused", str(self.scope), key, rule=exc.rule, why=exc.why)
         return OutcomeModel.of(outcome)
 
-    def show(self, *, everything: bool = False) -> list[FactModel]:
+    def show(self, *, everything: bool = False) -> list[Fact]:
         """Current facts (active and conflicts); `everything=True` adds history and pending ones."""
         doc = read_memory(self._context.paths, self.scope)
-        return [FactModel.of(f) for f in supersession.visible(doc.facts, everything)]
+        return [f for f in supersession.visible(doc.facts, everything)]
 
-    def history(self, key: str) -> list[FactModel]:
+    def history(self, key: str) -> list[Fact]:
         """Every fact a key has had, oldest first."""
         doc = read_memory(self._context.paths, self.scope)
-        return [FactModel.of(f) for f in supersession.chain(doc.facts, key)]
+        return [f for f in supersession.chain(doc.facts, key)]
 
-    def forget(self, id_or_key: str) -> list[FactModel]:
+    def forget(self, id_or_key: str) -> list[Fact]:
         """Remove a fact (by id) or all facts of a key; returns what was removed."""
-        return [FactModel.of(f) for f in writepath.forget(self._context.paths, self.scope, id_or_key)]
+        return [f for f in writepath.forget(self._context.paths, self.scope, id_or_key)]
 
-    def resolve(self, key: str, keep: str) -> list[FactModel]:
+    def resolve(self, key: str, keep: str) -> list[Fact]:
         """End a conflict by keeping one fact; returns the facts it superseded."""
-        return [FactModel.of(f) for f in writepath.resolve(self._context.paths, self.scope, key, keep)]
+        return [f for f in writepath.resolve(self._context.paths, self.scope, key, keep)]
 
-    def review(self) -> list[FactModel]:
+    def review(self) -> list[Fact]:
         """Proposed facts waiting for a person."""
         doc = read_memory(self._context.paths, self.scope)
-        return [FactModel.of(f) for f in doc.facts if f.status == "proposed"]
+        return [f for f in doc.facts if f.status == "proposed"]
 
     def accept(self, fact_id: str) -> OutcomeModel:
         """Accept a proposed fact (settled like a new write)."""
         return OutcomeModel.of(writepath.accept(self._context.paths, self.scope, fact_id))
 
-    def reject(self, fact_id: str) -> FactModel:
+    def reject(self, fact_id: str) -> Fact:
         """Reject a proposed fact (kept as `retracted`)."""
-        return FactModel.of(writepath.reject(self._context.paths, self.scope, fact_id))
+        return writepath.reject(self._context.paths, self.scope, fact_id)
 
     def episode(
         self,
@@ -104,7 +105,6 @@ class ScopeHandle:
         source: str | None = None,
     ) -> EpisodeOutcomeModel:
         """Record what happened as one episode file (one commit); a refusal is returned, not raised."""
-        from memfiles.format.episodes import CandidateFact, Invalidation
 
         new = writepath.NewEpisode(
             summary,
@@ -114,8 +114,8 @@ class ScopeHandle:
             list(entities),
             list(events),
             outcome,
-            [CandidateFact(k, v) for k, v in (facts or {}).items()],
-            [Invalidation(k, r) for k, r in (invalidates or {}).items()],
+            [writepath.NewCandidate(k, v) for k, v in (facts or {}).items()],
+            [writepath.NewInvalidation(k, r) for k, r in (invalidates or {}).items()],
             source,
         )
         try:
@@ -268,7 +268,7 @@ def _model(found: Recalled) -> RecallModel:
     rendered = found.rendered
     return RecallModel(
         scopes=found.scopes,
-        as_of=found.as_of,
+        as_of=clock.iso(found.as_of),
         text=rendered.text,
         tokens=rendered.tokens,
         items=[item.to_dict() for item in rendered.shown],

@@ -42,7 +42,7 @@ def add(
     chosen = choose_scope(context.config, user, scope)
     try:
         if value == "-":
-            value = read_stdin(context.config.max_value_chars)
+            value = read_stdin(context.config.memory.max_value_chars)
         result = add_fact(
             context.paths, context.config, chosen, NewFact(key, value, subject, inferred, source, ref, at, expires)
         )
@@ -86,9 +86,9 @@ def episode(
     `from_json`: the file of --from-json (read only when it is the only input), instead of SUMMARY and options.
     """
     from memfiles.errors import RefusedError, UsageError
-    from memfiles.format.episodes import CandidateFact, Invalidation, split_pair
+    from memfiles.format.episodes import split_pair
     from memfiles.ops.home import choose_scope, open_context
-    from memfiles.ops.writepath import NewEpisode, add_episodes
+    from memfiles.ops.writepath import NewCandidate, NewEpisode, NewInvalidation, add_episodes
 
     context = open_context(home)
     chosen = choose_scope(context.config, user, scope)
@@ -101,8 +101,8 @@ def episode(
     elif summary is None:
         raise UsageError("give the episode's SUMMARY, or --from-json FILE (- for stdin)")
     else:
-        facts = [CandidateFact(*split_pair(f, "--fact")) for f in fact or []]
-        stale = [Invalidation(*split_pair(i, "--invalidates")) for i in invalidates or []]
+        facts = [NewCandidate(*split_pair(f, "--fact")) for f in fact or []]
+        stale = [NewInvalidation(*split_pair(i, "--invalidates")) for i in invalidates or []]
         batch = [NewEpisode(summary, session, at, ended, entity or [], event or [], outcome, facts, stale, source)]
     try:
         results = add_episodes(context.paths, context.config, chosen, batch)
@@ -195,7 +195,7 @@ def lint(
             base = require_home(resolve_home(home))
         except HomeError as exc:
             raise UsageError(f"mem lint: give files or folders to check, or a memory home ({exc})") from None
-        ignored += linting.parse_codes(",".join(load_config(base / CONFIG_NAME).lint_ignore))
+        ignored += linting.parse_codes(",".join(load_config(base / CONFIG_NAME).lint.ignore))
         paths = [base]
     report = linting.lint_paths([Path(path) for path in paths], linting.parse_codes(select), ignored, base, jobs)
     output.lint_report(report, fmt, show_suppressed)

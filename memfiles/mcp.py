@@ -119,7 +119,6 @@ class Tools:
         scope: str | None = None,
     ) -> str:
         """Record one episode file (one commit); `recorded ID PATH`, or `exists ID PATH` for a repeat."""
-        from memfiles.format.episodes import CandidateFact, Invalidation
 
         new = writepath.NewEpisode(
             summary=summary,
@@ -128,8 +127,8 @@ class Tools:
             entities=list(entities or []),
             events=list(events or []),
             outcome=outcome,
-            facts=[CandidateFact(k, v) for k, v in (facts or {}).items()],
-            invalidates=[Invalidation(k, r) for k, r in (invalidates or {}).items()],
+            facts=[writepath.NewCandidate(k, v) for k, v in (facts or {}).items()],
+            invalidates=[writepath.NewInvalidation(k, r) for k, r in (invalidates or {}).items()],
         )
         [done] = writepath.add_episodes(self.context.paths, self.context.config, self.scope(scope), [new])
         return done.line()

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memfiles import clock
+
 if TYPE_CHECKING:
     from memfiles.errors import FileFormatError
     from memfiles.format.model import Fact, Outcome
@@ -82,8 +84,8 @@ def facts(title: str, items: list[Fact], as_json: bool, history: bool = False) -
                 f.value,
                 f.status + (f" → {f.superseded_by}" if f.superseded_by else ""),
                 f.confidence,
-                f.stated_at,
-                f.valid_to or "",
+                clock.iso(f.stated_at),
+                clock.iso(f.valid_to) if f.valid_to else "",
                 f.source,
                 "; ".join(x for x in (f.source_ref, f.reason) if x),
             ]
@@ -91,7 +93,9 @@ def facts(title: str, items: list[Fact], as_json: bool, history: bool = False) -
         ]
     else:
         columns = ["key", "value", "status", "subject", "confidence", "stated_at", "source", "id"]
-        rows = [[f.key, f.value, f.status, f.subject, f.confidence, f.stated_at, f.source, f.id] for f in items]
+        rows = [
+            [f.key, f.value, f.status, f.subject, f.confidence, clock.iso(f.stated_at), f.source, f.id] for f in items
+        ]
     table(title, columns, rows)
 
 
@@ -131,9 +135,12 @@ def recalled(found: Recalled, fmt: str, explain: bool) -> None:
     if fmt == "json":
         emit_json([item.to_dict() for item in found.items])
     elif fmt == "table":
-        rows = [[item.kind, f"{item.score:.3f}", *_about(item), item.date[:10], item.scope] for item in found.items]
+        rows = [
+            [item.kind, f"{item.score:.3f}", *_about(item), str(clock.day(item.date)), item.scope]
+            for item in found.items
+        ]
         table(
-            f"{' '.join(found.scopes)} as of {found.as_of[:10]}",
+            f"{' '.join(found.scopes)} as of {clock.day(found.as_of)}",
             ["kind", "score", "about", "memory", "date", "scope"],
             rows,
         )
@@ -150,7 +157,10 @@ def _about(item: Item) -> list[str]:
 
     if item.episode is not None:
         return [clean(f"session {item.episode.session or '-'} · {item.episode.outcome}"), clean(item.episode.summary)]
-    return [item.facts[0].key, clean(" vs ".join(f"{f.value} ({f.confidence} {f.stated_at[:10]})" for f in item.facts))]
+    return [
+        item.facts[0].key,
+        clean(" vs ".join(f"{f.value} ({f.confidence} {clock.day(f.stated_at)})" for f in item.facts)),
+    ]
 
 
 def _explain(found: Recalled) -> None:

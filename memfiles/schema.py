@@ -169,8 +169,7 @@ class EpisodeInput(BaseModel):
 
     def to_new(self) -> NewEpisode:
         """The write path's input record."""
-        from memfiles.format.episodes import CandidateFact, Invalidation
-        from memfiles.ops.writepath import NewEpisode
+        from memfiles.ops.writepath import NewCandidate, NewEpisode, NewInvalidation
 
         return NewEpisode(
             summary=self.summary,
@@ -180,8 +179,8 @@ class EpisodeInput(BaseModel):
             entities=list(self.entities),
             events=list(self.events),
             outcome=self.outcome,
-            facts=[CandidateFact(f.key, f.value, f.subject, f.confidence) for f in self.facts],
-            invalidates=[Invalidation(i.key, i.reason) for i in self.invalidates],
+            facts=[NewCandidate(f.key, f.value, f.subject, f.confidence) for f in self.facts],
+            invalidates=[NewInvalidation(i.key, i.reason) for i in self.invalidates],
             source=self.source,
         )
 

@@ -7,6 +7,7 @@ import random
 import sqlite3
 import subprocess
 import time
+from datetime import date
 from pathlib import Path
 
 import hypothesis
@@ -93,9 +94,11 @@ RANGES = [
 
 def make_episode(rng: random.Random, scope: Scope, number: int) -> Episode:
     day = 1 + rng.randrange(700)
-    when = clock.shift_days(f"2025-01-01T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z", day)
+    when: clock.When = clock.shift_days(
+        clock.parse_when(f"2025-01-01T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z"), day
+    )
     if rng.random() < 0.15:
-        when = when[:10]  # date-only starts cover their whole day
+        when = clock.day(when)  # date-only starts cover their whole day
     summary = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(5, 30))) + "."
     session = f"s-{number // 4}" if number % 9 else None  # several turns a session: recall's session context
     return Episode(
@@ -107,13 +110,15 @@ def make_episode(rng: random.Random, scope: Scope, number: int) -> Episode:
         entities=[rng.choice(WORDS)] if rng.random() < 0.5 else [],
         events=[" ".join(rng.sample(WORDS, 3))],
         outcome=rng.choice(episodes.OUTCOMES),
-        facts=[CandidateFact("notification_channel", rng.choice(["email", "sms"]))] if rng.random() < 0.2 else [],
-        invalidates=[Invalidation("plan_tier", "downgraded")] if rng.random() < 0.05 else [],
+        facts=[CandidateFact(key="notification_channel", value=rng.choice(["email", "sms"]))]
+        if rng.random() < 0.2
+        else [],
+        invalidates=[Invalidation(key="plan_tier", reason="downgraded")] if rng.random() < 0.05 else [],
     )
 
 
 def write_episode(paths: Paths, scope: Scope, episode: Episode, attempt: int = 1) -> Path:
-    folder = paths.episode_month_dir(scope, episode.started_at)
+    folder = paths.episode_month_dir(scope, clock.day(episode.started_at))
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / episodes.file_name(episode, attempt)
     path.write_bytes(episodes.serialize(episode))
@@ -145,7 +150,7 @@ def store(home: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRe
         for number in range(count):
             path = write_episode(context.paths, scope, make_episode(rng, scope, number))
             age(path)
-    broken = context.paths.episode_month_dir(ALICE, "2026-04-01") / "2026-04-02T00-00-00Z-broken.md"
+    broken = context.paths.episode_month_dir(ALICE, date(2026, 4, 1)) / "2026-04-02T00-00-00Z-broken.md"
     broken.write_bytes(b"---\nid: nope\n---\nnot an episode\n")
     age(broken)
     return context
@@ -246,7 +251,7 @@ def test_files_added_removed_and_renamed_outside_mem_are_seen(store: HomeContext
     assert indexed_ids(store, "pangolin") == [episode.id]
     renamed.unlink()
     assert indexed_ids(store, "pangolin") == []
-    month = store.paths.episode_month_dir(ALICE, "2025-06-01")
+    month = store.paths.episode_month_dir(ALICE, date(2025, 6, 1))
     gone = {p.name for p in month.iterdir()}
     assert gone
     for child in month.iterdir():
@@ -259,7 +264,7 @@ def test_a_git_checkout_of_older_files_is_seen(store: HomeContext) -> None:
     root = store.root
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(root), "commit", "-qm", "episodes"], check=True)
-    path = next(store.paths.episode_month_dir(ALICE, "2026-10-01").iterdir())
+    path = next(store.paths.episode_month_dir(ALICE, date(2026, 10, 1)).iterdir())
     original = path.read_bytes()
     path.write_bytes(original.rstrip(b"\n") + b" platypus\n")
     subprocess.run(["git", "-C", str(root), "commit", "-qam", "hand edit"], check=True)
@@ -347,7 +352,7 @@ def test_without_a_usable_index_recall_reads_the_files(store: HomeContext) -> No
 
 def test_documents_and_episodes_round_trip_through_the_index_encoding() -> None:
     episode = make_episode(random.Random(1), ALICE, 1)
-    episode.facts = [CandidateFact("diet", "vegan", "user_preference", "inferred")]
+    episode.facts = [CandidateFact(key="diet", value="vegan", subject="user_preference", confidence="inferred")]
     assert index.decode_episode(index.encode_episode(episode)) == episode
     doc = episode_document(episode)
     assert index.decode_document(index.encode_document(doc)) == doc

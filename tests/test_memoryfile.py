@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memfiles import clock
 from memfiles.errors import FileFormatError
 from memfiles.format.memoryfile import MemoryDoc, parse, serialize
 from memfiles.format.model import Fact
@@ -31,7 +32,16 @@ Anything a person writes here stays as written.
 
 
 def fact(**changes: str | None) -> Fact:
-    base = Fact("f-00000001", "k", "v", "user_preference", "stated", "user_statement", "2026-01-01", "2026-01-01")
+    base = Fact(
+        id="f-00000001",
+        key="k",
+        value="v",
+        subject="user_preference",
+        confidence="stated",
+        source="user_statement",
+        stated_at="2026-01-01",
+        valid_from="2026-01-01",
+    )
     for name, value in changes.items():
         setattr(base, name, value)
     return base
@@ -102,7 +112,7 @@ def test_datetimes_are_written_as_utc_iso() -> None:
     doc = MemoryDoc("user:a", [fact(stated_at="2026-01-01T10:00:00Z", valid_from="2026-01-01T10:00:00Z")], b"")
     text = serialize(doc)
     assert b"stated_at: 2026-01-01T10:00:00Z\n" in text
-    assert parse(text, "m", "user:a").facts[0].stated_at == "2026-01-01T10:00:00Z"
+    assert parse(text, "m", "user:a").facts[0].stated_at == clock.parse_when("2026-01-01T10:00:00Z")
 
 
 line_text = st.text(

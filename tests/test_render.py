@@ -38,7 +38,16 @@ def assert_golden(name: str, text: str) -> None:
 def fact(key: str, value: str, stated: str, *, confidence: str = "stated", **extra: str) -> Fact:
     subject = extra.pop("subject", "user_preference")
     source = extra.pop("source", "user_statement" if confidence == "stated" else "agent_summary")
-    return Fact(fact_id(key, value, stated, confidence, set()), key, value, subject, confidence, source, stated, stated)
+    return Fact(
+        id=fact_id(key, value, stated, confidence, set()),
+        key=key,
+        value=value,
+        subject=subject,
+        confidence=confidence,
+        source=source,
+        stated_at=stated,
+        valid_from=stated,
+    )
 
 
 def item(*facts: Fact, score: float = 1.0, scope: str = "user:alice") -> Item:
@@ -46,7 +55,7 @@ def item(*facts: Fact, score: float = 1.0, scope: str = "user:alice") -> Item:
 
 
 def episode_item(summary: str, started: str, score: float = 0.5, **fields: str) -> Item:
-    episode = Episode("e-000000000001", "user:alice", started, summary, **fields)  # type: ignore[arg-type]
+    episode = Episode(id="e-000000000001", scope="user:alice", started_at=started, summary=summary, **fields)  # type: ignore[arg-type]
     return Item("episode", "user:alice", score, Relevance(score), episode=episode)
 
 

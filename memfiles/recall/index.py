@@ -29,11 +29,13 @@ import time
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from memfiles import clock
+from memfiles.clock import When
 from memfiles.errors import FileFormatError, MemError
 from memfiles.format import episodes, layout, memoryfile, model
 from memfiles.format.episodes import CandidateFact, Episode, Invalidation
@@ -117,19 +119,13 @@ def _record(value: Any) -> dict[str, Any]:
 
 
 def encode_episode(episode: Episode) -> bytes:
-    """An Episode as compressed JSON with every field (candidate facts and invalidations as mappings)."""
-    data = _record(episode)
-    data["facts"] = [_record(f) for f in episode.facts]
-    data["invalidates"] = [_record(i) for i in episode.invalidates]
-    return zlib.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 1)
+    """An Episode as compressed JSON with every field (the model's own JSON)."""
+    return zlib.compress(episode.model_dump_json().encode("utf-8"), 1)
 
 
 def decode_episode(blob: bytes) -> Episode:
     """The Episode `encode_episode` stored."""
-    data = json.loads(zlib.decompress(blob))
-    data["facts"] = [CandidateFact(**f) for f in data["facts"]]
-    data["invalidates"] = [Invalidation(**i) for i in data["invalidates"]]
-    return Episode(**data)
+    return Episode.model_validate_json(zlib.decompress(blob))
 
 
 _PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
@@ -151,12 +147,12 @@ def _body(doc: Document) -> str:
 _CANARY = Episode(
     id="e-000000000000",
     scope="user:canary",
-    started_at="2026-01-02T03:04:05Z",
+    started_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
     summary="Shipped the Café order O-4471 to Zürich; invoices and investing plans, 2 résumés.",
     entities=["order O-4471"],
     events=["asked about delivery"],
-    facts=[CandidateFact("notification_channel", "email")],
-    invalidates=[Invalidation("plan_tier", "downgraded")],
+    facts=[CandidateFact(key="notification_channel", value="email")],
+    invalidates=[Invalidation(key="plan_tier", reason="downgraded")],
 )
 
 
@@ -503,16 +499,17 @@ def _forget(conn: sqlite3.Connection, relname: str, doc: int | None) -> None:
     conn.execute("DELETE FROM files WHERE name = ?", (relname,))
 
 
-def _bounds(started: str) -> tuple[str, str]:
+def _bounds(started: When) -> tuple[str, str]:
     """(lo, hi): the first and last instant a When covers; a date-only When covers its whole day."""
-    if len(started) == 10:
-        return f"{started}T00:00:00Z", f"{started}T23:59:59Z"
-    return started, started
+    text = clock.iso(started)
+    if len(text) == 10:
+        return f"{text}T00:00:00Z", f"{text}T23:59:59Z"
+    return text, text
 
 
 def _insert_doc(conn: sqlite3.Connection, month: str, episode: Episode, doc: Document) -> int:
     lo, hi = _bounds(episode.started_at)
-    base = int(clock.to_datetime(lo).timestamp()) * _SAME_SECOND
+    base = int(clock.to_datetime(clock.parse_when(lo)).timestamp()) * _SAME_SECOND
     top = conn.execute("SELECT max(id) FROM docs WHERE id BETWEEN ? AND ?", (base, base + _SAME_SECOND - 1))
     last = top.fetchone()[0]
     doc_id = base if last is None else last + 1
@@ -553,10 +550,10 @@ def memory_facts(conn: sqlite3.Connection, paths: Paths, scope: Scope) -> list[F
         return read_memory(paths, scope).facts  # it says what is wrong, as without the index
     row = conn.execute("SELECT raw, facts FROM memory").fetchone()
     if row is not None and row[0] == data:  # the whole file compared: no stat or clock to trust
-        return [Fact(**fact) for fact in json.loads(row[1])]
+        return [Fact.model_validate(fact) for fact in json.loads(row[1])]
     doc = memoryfile.parse(data, paths.relative(path), expected_scope=str(scope))  # raises as read_memory does
     try:
-        saved = json.dumps([_record(f) for f in doc.facts], ensure_ascii=False)
+        saved = json.dumps([f.model_dump(mode="json") for f in doc.facts], ensure_ascii=False)
         conn.execute("INSERT OR REPLACE INTO memory VALUES (1, ?, ?)", (data, saved))
     except sqlite3.Error:
         pass  # a cache that cannot be written is only slower

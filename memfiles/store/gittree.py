@@ -8,9 +8,8 @@ ones is memfiles.store.gitrepo's work.
 
 from __future__ import annotations
 
+import hashlib
 import re
-
-from memfiles.format.model import sha
 
 FOLDER = b"40000"
 FILE = b"100644"
@@ -20,7 +19,9 @@ Changes = dict[bytes, Entry | None]  # name -> its new entry, or None to remove 
 
 def object_id(kind: bytes, data: bytes, id_size: int) -> bytes:
     """The raw id git gives an object of `kind` holding `data`, in a repository whose ids have `id_size` bytes."""
-    return bytes(sha("sha1" if id_size == 20 else "sha256")(b"%s %d\0%s" % (kind, len(data), data)).digest())
+    return bytes(
+        getattr(hashlib, "sha1" if id_size == 20 else "sha256")(b"%s %d\0%s" % (kind, len(data), data)).digest()
+    )
 
 
 def parse(data: bytes, id_size: int) -> dict[bytes, Entry]:
