@@ -463,9 +463,9 @@ def make_episode(rng: random.Random, scope: str, number: int, end: datetime) -> 
     if rng.random() < 0.2:
         key = rng.choice(list(FACT_KEYS))
         subject, values = FACT_KEYS[key]
-        facts.append(CandidateFact(key, rng.choice(values), subject))
+        facts.append(CandidateFact(key=key, value=rng.choice(values), subject=subject))
     if rng.random() < 0.05:
-        invalidates.append(Invalidation(rng.choice(list(FACT_KEYS)), "the user said this changed"))
+        invalidates.append(Invalidation(key=rng.choice(list(FACT_KEYS)), reason="the user said this changed"))
     summary = "\n\n".join(paragraphs)
     session = f"s-{number}"
     return Episode(

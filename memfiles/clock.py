@@ -1,4 +1,9 @@
-"""The one clock: every "now" in memfiles comes from here, and `$MEM_NOW` sets it for replays and tests."""
+"""The one clock: every "now" in memfiles comes from here, and `$MEM_NOW` sets it for replays and tests.
+
+A moment is a `When`: a `date` (day-granular: "said on 2026-06-02") or an aware UTC `datetime` to the
+second. Files write them as `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ` (`iso`). A date-only When ties with
+any time of its day (`compare`), so "stated 2026-06-02" is never before or after "2026-06-02T10:00:00Z".
+"""
 
 from __future__ import annotations
 
@@ -8,89 +13,103 @@ from datetime import UTC, date, datetime, timedelta
 
 from memfiles.errors import UsageError
 
+When = date | datetime
+
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DAYS = re.compile(r"^(\d{1,6})d$")
+_MAX_DAYS = 36_500  # a hundred years: further is a typo, and past it dates overflow
 
 
-def now() -> str:
-    """Now as a canonical When: `$MEM_NOW` as given (a date or a datetime), else the UTC time to the second."""
+def now() -> When:
+    """Now: `$MEM_NOW` as given (a date or a datetime), else the UTC time to the second."""
     fixed = os.environ.get("MEM_NOW", "").strip()
     if fixed:
         try:
             return parse_when(fixed)
         except UsageError as exc:
             raise UsageError(f"$MEM_NOW: {exc}") from None
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).replace(microsecond=0)
 
 
-def today() -> str:
-    """Today's date (per `now()`) as YYYY-MM-DD."""
-    return now()[:10]
-
-
-def parse_when(text: str) -> str:
-    """Normalise an ISO date or datetime to a canonical When: `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ` (UTC)."""
-    text = text.strip()
+def parse_when(value: str | date | datetime) -> When:
+    """An ISO date or datetime (text, `date` or `datetime`) as a When: a date, or an aware UTC datetime."""
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return moment.astimezone(UTC).replace(microsecond=0)
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str):
+        raise UsageError(f"not a date: {value!r}")
+    text = value.strip()
     if _DATE.match(text):
         try:
-            date.fromisoformat(text)
+            return date.fromisoformat(text)
         except ValueError:
             raise UsageError(f"not a date: {text!r} (expected YYYY-MM-DD)") from None
-        return text
     try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T"))
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T"))
     except ValueError:
         raise UsageError(f"not a date or datetime: {text!r} (expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)") from None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return parse_when(moment)
 
 
-def when_from_value(value: object) -> str:
-    """Normalise a date/datetime/str read from YAML to a canonical When (raises UsageError)."""
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=UTC)
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, str):
-        return parse_when(value)
-    raise UsageError(f"not a date: {value!r}")
+def iso(when: When) -> str:
+    """A When as files write it: `YYYY-MM-DD`, or `YYYY-MM-DDTHH:MM:SSZ` in UTC."""
+    if isinstance(when, datetime):
+        return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return when.isoformat()
 
 
-def parse_date_or_days(text: str, start: str | None = None) -> str:
-    """`--expires`/`--since` values: an ISO date/datetime, or `Nd` meaning N days after (or before) `start`."""
-    match = _DAYS.match(text.strip())
-    if not match:
-        return parse_when(text)
-    base = start or now()
-    return shift_days(base, int(match.group(1)))
+def day(when: When) -> date:
+    """The UTC day of a When."""
+    return when.astimezone(UTC).date() if isinstance(when, datetime) else when
 
 
-def shift_days(when: str, days: int) -> str:
-    """Move a When by a number of days, keeping its precision."""
-    if len(when) == 10:
-        return (date.fromisoformat(when) + timedelta(days=days)).isoformat()
-    moved = to_datetime(when) + timedelta(days=days)
-    return moved.strftime("%Y-%m-%dT%H:%M:%SZ")
+def order(when: When) -> tuple[date, bool, datetime]:
+    """A sort key: by day, then a date-only When before the times of its day, then by time."""
+    return day(when), isinstance(when, datetime), to_datetime(when)
 
 
-def to_datetime(when: str) -> datetime:
+def to_datetime(when: When) -> datetime:
     """A When as an aware UTC datetime (a date is midnight UTC)."""
-    if len(when) == 10:
-        return datetime.fromisoformat(when).replace(tzinfo=UTC)
-    return datetime.fromisoformat(when.replace("Z", "+00:00"))
+    if isinstance(when, datetime):
+        return when
+    return datetime(when.year, when.month, when.day, tzinfo=UTC)
 
 
-def compare(a: str, b: str) -> int:
+def compare(a: When, b: When) -> int:
     """Order two Whens: -1, 0 or 1. A date-only When is day-granular, so it ties with any time that day."""
-    if len(a) == 10 or len(b) == 10:
-        a, b = a[:10], b[:10]
+    if not isinstance(a, datetime) or not isinstance(b, datetime):
+        x, y = day(a), day(b)
+        return (x > y) - (x < y)
     return (a > b) - (a < b)
 
 
-def age_days(when: str, at: str) -> float:
+def parse_date_or_days(text: str, start: When | None = None) -> When:
+    """`--expires` values: an ISO date/datetime, or `Nd` meaning N days after `start` (default now)."""
+    match = _DAYS.match(text.strip())
+    if not match:
+        return parse_when(text)
+    return shift_days(start if start is not None else now(), days(match.group(1)))
+
+
+def days(text: str) -> int:
+    """A count of days from the command line, refused when it cannot be a real span (over a hundred years)."""
+    count = int(text)
+    if count > _MAX_DAYS:
+        raise UsageError(f"{count} days is more than a hundred years; give a date or a shorter span")
+    return count
+
+
+def shift_days(when: When, count: int) -> When:
+    """Move a When by a number of days, keeping its precision."""
+    try:
+        return when + timedelta(days=count)
+    except OverflowError:
+        raise UsageError(f"{count} days from {iso(when)} is outside the calendar") from None
+
+
+def age_days(when: When, at: When) -> float:
     """Days from `when` to `at` (never negative)."""
     seconds = (to_datetime(at) - to_datetime(when)).total_seconds()
     return max(seconds / 86400.0, 0.0)

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from memfiles import __version__
-from memfiles.api.models import EpisodeOutcome, Subject
 from memfiles.errors import MemError, RefusedError, ScopeError, UsageError
+from memfiles.format.episodes import EpisodeOutcome
+from memfiles.format.fields import Subject
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -141,7 +142,7 @@ class Tools:
     def show(self, scope: str | None = None) -> str:
         """The scope's current facts (active and conflicts) as JSON, with the ids `forget` takes."""
         chosen = self.scope(scope)
-        shown = [f.model_dump(exclude_none=True) for f in chosen.show()]
+        shown = [f.model_dump(mode="json", exclude_none=True) for f in chosen.show()]
         return json.dumps({"scope": str(chosen), "facts": shown}, ensure_ascii=False, indent=1)
 
 

@@ -7,13 +7,14 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memfiles import clock
+
 if TYPE_CHECKING:
     from memfiles.api.models import (
         Cloned,
         Consolidation,
         DoctorReport,
         EpisodeFile,
-        FactModel,
         Forgotten,
         Initialised,
         LogEntry,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
         SyncReport,
         WrittenInto,
     )
+    from memfiles.format.model import Fact
     from memfiles.lint.engine import LintReport
     from memfiles.lint.findings import Rule
     from memfiles.outcome import Outcome
@@ -85,7 +87,7 @@ def _plain(text: str) -> Any:
     return Text(text)  # never interpret stored text as rich markup
 
 
-def facts(title: str, items: list[FactModel], as_json: bool, history: bool = False) -> None:
+def facts(title: str, items: list[Fact], as_json: bool, history: bool = False) -> None:
     """Facts as a table (or JSON): current ones, or a key's whole chain with provenance."""
     if as_json:
         emit_json([f.to_dict() for f in items])
@@ -101,8 +103,8 @@ def facts(title: str, items: list[FactModel], as_json: bool, history: bool = Fal
                 f.value,
                 f.status + (f" → {f.superseded_by}" if f.superseded_by else ""),
                 f.confidence,
-                f.stated_at,
-                f.valid_to or "",
+                clock.iso(f.stated_at),
+                clock.iso(f.valid_to) if f.valid_to else "",
                 f.source,
                 "; ".join(x for x in (f.source_ref, f.reason) if x),
             ]
@@ -110,7 +112,9 @@ def facts(title: str, items: list[FactModel], as_json: bool, history: bool = Fal
         ]
     else:
         columns = ["key", "value", "status", "subject", "confidence", "stated_at", "source", "id"]
-        rows = [[f.key, f.value, f.status, f.subject, f.confidence, f.stated_at, f.source, f.id] for f in items]
+        rows = [
+            [f.key, f.value, f.status, f.subject, f.confidence, clock.iso(f.stated_at), f.source, f.id] for f in items
+        ]
     table(title, columns, rows)
 
 
@@ -133,9 +137,9 @@ def recalled(found: RecallResult, fmt: str, explain: bool) -> None:
     if fmt == "json":
         emit_json([item.to_dict() for item in found.items])
     elif fmt == "table":
-        rows = [[i.kind, f"{i.scores.score:.3f}", *_about(i), i.date[:10], i.scope] for i in found.items]
+        rows = [[i.kind, f"{i.scores.score:.3f}", *_about(i), str(clock.day(i.date)), i.scope] for i in found.items]
         table(
-            f"{' '.join(found.scopes)} as of {found.as_of[:10]}",
+            f"{' '.join(found.scopes)} as of {clock.day(found.as_of)}",
             ["kind", "score", "about", "memory", "date", "scope"],
             rows,
         )
@@ -152,7 +156,10 @@ def _about(item: RecallItem) -> list[str]:
 
     if item.episode is not None:
         return [clean(f"session {item.episode.session or '-'} · {item.episode.outcome}"), clean(item.episode.summary)]
-    return [item.facts[0].key, clean(" vs ".join(f"{f.value} ({f.confidence} {f.stated_at[:10]})" for f in item.facts))]
+    return [
+        item.facts[0].key,
+        clean(" vs ".join(f"{f.value} ({f.confidence} {clock.day(f.stated_at)})" for f in item.facts)),
+    ]
 
 
 def _explain(found: RecallResult) -> None:
@@ -347,7 +354,7 @@ def episode_file(found: EpisodeFile, as_json: bool) -> None:
 # --- facts, the audit log and doctor ---
 
 
-def resolved(keep: str, ended: list[FactModel], as_json: bool) -> None:
+def resolved(keep: str, ended: list[Fact], as_json: bool) -> None:
     """What `mem resolve` kept and superseded."""
     if as_json:
         emit_json({"kept": keep, "superseded": [f.id for f in ended]})
@@ -372,7 +379,7 @@ def forgotten(gone: Forgotten, as_json: bool) -> None:
         line(gone.advice or "")
 
 
-def rejected(fact: FactModel, as_json: bool) -> None:
+def rejected(fact: Fact, as_json: bool) -> None:
     """A fact `mem reject` retracted."""
     if as_json:
         emit_json(fact.to_dict())

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from memfiles import output
+from memfiles import clock, output
 from memfiles.cli import app
 from memfiles.format import digest, episodes
 from memfiles.format.episodes import Episode, episode_id
@@ -441,7 +441,7 @@ def seed(home: Path, count: int, user: str = "bulk") -> list[str]:
             outcome="success",
             events=["asked where the order is", "looked up the shipment"],
         )
-        path = paths.episode_month_dir(scope, started) / episodes.file_name(episode)
+        path = paths.episode_month_dir(scope, clock.day(episode.started_at)) / episodes.file_name(episode)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(episodes.serialize(episode))
         ids.append(episode.id)
@@ -505,7 +505,7 @@ def test_plan_is_pure_and_applies_only_the_episodes_an_extractor_read(home: Path
     files = scopefiles.read(Paths(home), DANA)
     first = next(s for s in files.episodes if s.episode.summary == "First.")
     before = tree(home)
-    result = consolidate.plan(files, Config(), "2026-07-03", 30, seen={first.episode.id})
+    result = consolidate.plan(files, Config(), clock.parse_when("2026-07-03"), 30, seen={first.episode.id})
     assert tree(home) == before
     assert [e.id for e in result.pending] == [first.episode.id]
     assert result.files is not None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,10 +14,11 @@ from memfiles.format.episodes import Episode
 
 
 def make(summary: str = "Talked about a deposit. Then other things.", session: str | None = "s-3") -> Episode:
-    return Episode(
+    # model_construct: the digest must stay one line even for text no episode file could hold
+    return Episode.model_construct(
         id="e-5d1c0a9b2f31",
         scope="user:dana",
-        started_at="2026-03-14T09:00:00Z",
+        started_at=datetime(2026, 3, 14, 9, tzinfo=UTC),
         summary=summary,
         session=session,
         outcome="success",

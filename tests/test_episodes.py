@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import date
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from memfiles import clock
 from memfiles.cli import app
 from memfiles.errors import FileFormatError
 from memfiles.format import episodes
@@ -60,10 +62,12 @@ def _files(root: Path, scope: str = "users/alice") -> list[str]:
 def test_canonical_file_round_trips_byte_for_byte() -> None:
     episode = episodes.parse(CANONICAL, "e.md", expected_scope="user:alice")
     assert episode.session == "s-31"
-    assert episode.started_at == "2026-08-03T14:02:00Z"
+    assert episode.started_at == clock.parse_when("2026-08-03T14:02:00Z")
     assert episode.events[1] == "looked up the shipment: in transit, Toronto"
-    assert episode.facts == [CandidateFact("shipping_city", "Toronto", "user_attribute", "inferred")]
-    assert episode.invalidates == [Invalidation("goal", "bought the house")]
+    assert episode.facts == [
+        CandidateFact(key="shipping_city", value="Toronto", subject="user_attribute", confidence="inferred")
+    ]
+    assert episode.invalidates == [Invalidation(key="goal", reason="bought the house")]
     assert episode.summary.endswith("A second paragraph stays as written.")
     assert episodes.serialize(episode) == CANONICAL
 
@@ -104,9 +108,16 @@ def test_file_name_slug_and_collisions() -> None:
     episode = episodes.parse(CANONICAL, "e.md")
     assert episodes.file_name(episode) == "2026-08-03T14-02-00Z-order-o-4471.md"
     assert episodes.file_name(episode, 2) == "2026-08-03T14-02-00Z-order-o-4471-2.md"
-    bare = Episode("e-000000000000", "user:alice", "2026-08-03", "Ünïcode summary: with — punctuation, and more words")
+    bare = Episode(
+        id="e-000000000000",
+        scope="user:alice",
+        started_at="2026-08-03",
+        summary="Ünïcode summary: with — punctuation, and more words",
+    )
     assert episodes.file_name(bare) == "2026-08-03T00-00-00Z-unicode-summary-with-punctuation-and.md"
-    assert episodes.file_name(Episode("e-000000000000", "user:alice", "2026-08-03", "日本")).endswith("Z-episode.md")
+    assert episodes.file_name(
+        Episode(id="e-000000000000", scope="user:alice", started_at="2026-08-03", summary="日本")
+    ).endswith("Z-episode.md")
 
 
 def test_mem_episode_writes_one_file_and_one_commit(home: Path) -> None:
@@ -142,8 +153,8 @@ def test_mem_episode_writes_one_file_and_one_commit(home: Path) -> None:
     assert result.stdout.split() == ["recorded", episodes.parse((home / path).read_bytes(), path).id, path]
     written = episodes.parse((home / path).read_bytes(), path, "user:alice")
     assert written.events == ["asked where order O-4471 is", "looked up the shipment: in transit, Toronto"]
-    assert written.facts == [CandidateFact("shipping_city", "Toronto")]
-    assert written.invalidates == [Invalidation("goal", "bought the house")]
+    assert written.facts == [CandidateFact(key="shipping_city", value="Toronto")]
+    assert written.invalidates == [Invalidation(key="goal", reason="bought the house")]
     assert _commits(home)[0] == "mem: episode user:alice s-31"
 
 
@@ -236,13 +247,15 @@ def test_usage_errors_say_what_to_do(home: Path, args: list[str], message: str) 
 def test_episode_files_lists_only_the_scope_and_skips_links_and_digests(home: Path) -> None:
     paths = Paths(home)
     for scope, name in ((ALICE, "2026-08-03T00-00-00Z-a.md"), (Scope("user", "bob"), "2026-08-04T00-00-00Z-b.md")):
-        folder = paths.episode_month_dir(scope, "2026-08-03")
+        folder = paths.episode_month_dir(scope, date(2026, 8, 3))
         folder.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text("x")
-    alice_month = paths.episode_month_dir(ALICE, "2026-08-03")
+    alice_month = paths.episode_month_dir(ALICE, date(2026, 8, 3))
     (alice_month / "DIGEST.md").write_text("digest")
     (alice_month / ".2026-08-05T00-00-00Z-tmp.md").write_text("temp")
-    (alice_month / "2026-08-06T00-00-00Z-link.md").symlink_to(paths.episode_month_dir(Scope("user", "bob"), "2026-08"))
+    (alice_month / "2026-08-06T00-00-00Z-link.md").symlink_to(
+        paths.episode_month_dir(Scope("user", "bob"), date(2026, 8, 1))
+    )
     assert [p.name for p in paths.episode_files(ALICE)] == ["2026-08-03T00-00-00Z-a.md"]
     assert paths.episode_files(ALICE, first_month="2026-09") == []
     assert paths.episode_files(ALICE, last_month="2026-07") == []
@@ -279,7 +292,7 @@ def test_memory_md_shares_the_loader_impossible_dates_are_format_errors_and_date
     with pytest.raises(FileFormatError, match=r"^MEMORY.md:10: `stated_at` is not a date: '2026-13-01'"):
         memoryfile.parse(data.format(value="x", stated="2026-13-01").encode(), "MEMORY.md")
     doc = memoryfile.parse(data.format(value="2026-05-01", stated="2026-06-02").encode(), "MEMORY.md")
-    assert doc.facts[0].value == "2026-05-01" and doc.facts[0].stated_at == "2026-06-02"
+    assert doc.facts[0].value == "2026-05-01" and doc.facts[0].stated_at == clock.parse_when("2026-06-02")
     assert memoryfile.parse(memoryfile.serialize(doc), "MEMORY.md").facts == doc.facts
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from memfiles import clock
 from memfiles.cli import app
 from memfiles.errors import UsageError
 from memfiles.format.episodes import Episode
@@ -32,15 +33,26 @@ def fake(mode: str) -> str:
 
 
 def fact(fact_id: str = "f-1a5de624", key: str = "goal", value: str = "save for house deposit") -> Fact:
-    return Fact(fact_id, key, value, "goal", "stated", "user_statement", "2026-03-14", "2026-03-14")
+    return Fact(
+        id=fact_id,
+        key=key,
+        value=value,
+        subject="goal",
+        confidence="stated",
+        source="user_statement",
+        stated_at="2026-03-14",
+        valid_from="2026-03-14",
+    )
 
 
 def episode(summary: str = "The user completed the purchase of their flat.") -> Episode:
-    return Episode("e-5674c85fcbcd", "user:dana", "2026-07-11T15:30:00Z", summary, session="s-27")
+    return Episode(
+        id="e-5674c85fcbcd", scope="user:dana", started_at="2026-07-11T15:30:00Z", summary=summary, session="s-27"
+    )
 
 
 def payload() -> dict[str, object]:
-    return extractor.request("user:dana", "2026-07-18", [fact()], [episode()])
+    return extractor.request("user:dana", clock.parse_when("2026-07-18"), [fact()], [episode()])
 
 
 # --- the prompt and where it ships ---

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from memfiles import clock
 from memfiles.format.config import DEFAULT_TOML
 from memfiles.format.memoryfile import parse, serialize
 from memfiles.ops.supersession import valid_at
@@ -23,7 +24,7 @@ def test_memory_examples_parse_and_are_canonical() -> None:
     for example in found:
         doc = parse(example, "FORMAT.md", "user:alice")
         assert serialize(doc) == example
-        assert [f.value for f in doc.facts if valid_at(f, "2026-05-01")] == ["sms"]
+        assert [f.value for f in doc.facts if valid_at(f, clock.parse_when("2026-05-01"))] == ["sms"]
         assert [f.value for f in doc.facts if f.status == "active"] == ["email"]
 
 

@@ -12,7 +12,7 @@ from memfiles.api.home import choose_scope
 from memfiles.cli import app
 from memfiles.errors import ConfigError, ScopeError
 from memfiles.format import layout
-from memfiles.format.config import DEFAULT_TOML, Config, parse_config
+from memfiles.format.config import DEFAULT_TOML, Config, MemorySettings, parse_config
 
 runner = CliRunner()
 
@@ -94,7 +94,7 @@ def test_bad_scopes_are_refused(bad: str) -> None:
 
 
 def test_default_scope_from_settings() -> None:
-    assert str(choose_scope(Config(default_scope="user:zoe"))) == "user:zoe"
+    assert str(choose_scope(Config(memory=MemorySettings(default_scope="user:zoe")))) == "user:zoe"
 
 
 def test_a_scope_folder_linked_outside_the_home_is_refused(home: Path, isolated: Path) -> None:
@@ -120,15 +120,10 @@ def test_a_symlinked_memory_file_is_not_written_through(home: Path, isolated: Pa
 def test_settings_are_read_again_when_mem_toml_changes(home: Path) -> None:
     from memfiles.format.config import load_config
 
-    (home / ".cache").mkdir(exist_ok=True)
-    first = load_config(home / "mem.toml")
-    assert (home / ".cache" / "config.json").is_file()
-    assert load_config(home / "mem.toml") == first
+    assert load_config(home / "mem.toml").memory.half_life_days == 30
     text = (home / "mem.toml").read_text()
     (home / "mem.toml").write_text(text.replace("half_life_days = 30", "half_life_days = 7"))
-    assert load_config(home / "mem.toml").half_life_days == 7
-    (home / ".cache" / "config.json").write_text("{not json")
-    assert load_config(home / "mem.toml").half_life_days == 7
+    assert load_config(home / "mem.toml").memory.half_life_days == 7
 
 
 def test_init_under_a_file_says_what_is_in_the_way(isolated: Path) -> None:

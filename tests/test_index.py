@@ -7,6 +7,7 @@ import random
 import sqlite3
 import subprocess
 import time
+from datetime import date
 from pathlib import Path
 
 import hypothesis
@@ -93,9 +94,11 @@ RANGES = [
 
 def make_episode(rng: random.Random, scope: Scope, number: int) -> Episode:
     day = 1 + rng.randrange(700)
-    when = clock.shift_days(f"2025-01-01T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z", day)
+    when: clock.When = clock.shift_days(
+        clock.parse_when(f"2025-01-01T{rng.randrange(24):02d}:{rng.randrange(60):02d}:00Z"), day
+    )
     if rng.random() < 0.15:
-        when = when[:10]  # date-only starts cover their whole day
+        when = clock.day(when)  # date-only starts cover their whole day
     summary = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(5, 30))) + "."
     session = f"s-{number // 4}" if number % 9 else None  # several turns a session: recall's session context
     return Episode(
@@ -107,13 +110,15 @@ def make_episode(rng: random.Random, scope: Scope, number: int) -> Episode:
         entities=[rng.choice(WORDS)] if rng.random() < 0.5 else [],
         events=[" ".join(rng.sample(WORDS, 3))],
         outcome=rng.choice(episodes.OUTCOMES),
-        facts=[CandidateFact("notification_channel", rng.choice(["email", "sms"]))] if rng.random() < 0.2 else [],
-        invalidates=[Invalidation("plan_tier", "downgraded")] if rng.random() < 0.05 else [],
+        facts=[CandidateFact(key="notification_channel", value=rng.choice(["email", "sms"]))]
+        if rng.random() < 0.2
+        else [],
+        invalidates=[Invalidation(key="plan_tier", reason="downgraded")] if rng.random() < 0.05 else [],
     )
 
 
 def write_episode(paths: Paths, scope: Scope, episode: Episode, attempt: int = 1) -> Path:
-    folder = paths.episode_month_dir(scope, episode.started_at)
+    folder = paths.episode_month_dir(scope, clock.day(episode.started_at))
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / episodes.file_name(episode, attempt)
     path.write_bytes(episodes.serialize(episode))
@@ -137,7 +142,7 @@ def store(home: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
         for number in range(count):
             path = write_episode(context.paths, scope, make_episode(rng, scope, number))
             age(path)
-    broken = context.paths.episode_month_dir(ALICE, "2026-04-01") / "2026-04-02T00-00-00Z-broken.md"
+    broken = context.paths.episode_month_dir(ALICE, date(2026, 4, 1)) / "2026-04-02T00-00-00Z-broken.md"
     broken.write_bytes(b"---\nid: nope\n---\nnot an episode\n")
     age(broken)
     return context
@@ -236,7 +241,7 @@ def test_files_added_removed_and_renamed_outside_mem_are_seen(store: Home) -> No
     assert indexed_ids(store, "pangolin") == [episode.id]
     renamed.unlink()
     assert indexed_ids(store, "pangolin") == []
-    month = store.paths.episode_month_dir(ALICE, "2025-06-01")
+    month = store.paths.episode_month_dir(ALICE, date(2025, 6, 1))
     gone = {p.name for p in month.iterdir()}
     assert gone
     for child in month.iterdir():
@@ -249,7 +254,7 @@ def test_a_git_checkout_of_older_files_is_seen(store: Home) -> None:
     root = store.root
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(root), "commit", "-qm", "episodes"], check=True)
-    path = next(store.paths.episode_month_dir(ALICE, "2026-10-01").iterdir())
+    path = next(store.paths.episode_month_dir(ALICE, date(2026, 10, 1)).iterdir())
     original = path.read_bytes()
     path.write_bytes(original.rstrip(b"\n") + b" platypus\n")
     subprocess.run(["git", "-C", str(root), "commit", "-qam", "hand edit"], check=True)
@@ -349,11 +354,10 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 
 # What the index stores for one fixed episode, by INDEX_VERSION. When this changes, the index's format has
 # changed: bump INDEX_VERSION (memfiles/recall/index_file.py) and record the new digest under the new version.
-STORED = {5: "41379930bfc5c89e"}
+STORED = {5: "41379930bfc5c89e", 6: "fbbb787f0f01c0fd"}  # 6: episodes and facts as their models JSON
 
 
 def test_what_the_index_stores_changes_only_with_its_version() -> None:
-    import dataclasses
     import hashlib
     import zlib
 
@@ -366,15 +370,15 @@ def test_what_the_index_stores_changes_only_with_its_version() -> None:
         summary="Shipped the Café order O-4471 to Zürich; invoices and investing plans, 2 résumés.",
         entities=["order O-4471"],
         events=["asked about delivery"],
-        facts=[CandidateFact("notification_channel", "email")],
-        invalidates=[Invalidation("plan_tier", "downgraded")],
+        facts=[CandidateFact(key="notification_channel", value="email")],
+        invalidates=[Invalidation(key="plan_tier", reason="downgraded")],
     )
     stored = b"\n".join(
         [
             zlib.decompress(index_records.encode_episode(episode)),
             zlib.decompress(index_records.encode_document(episode_document(episode))),
             index_records.postings_text(episode_document(episode)).encode(),
-            " ".join(f.name for f in dataclasses.fields(Fact)).encode(),  # MEMORY.md's facts are stored by field
+            " ".join(Fact.model_fields).encode(),  # MEMORY.md's facts are stored by field
             index_file.SCHEMA.encode(),
         ]
     )
@@ -388,13 +392,13 @@ def test_without_a_usable_index_recall_reads_the_files(store: Home) -> None:
     store.paths.cache.mkdir(exist_ok=True)
     (store.paths.cache / "index").write_text("a file where the index folder should be")
     with pytest.raises(index.IndexUnavailable):
-        indexed.open_episodes(store.paths, [ALICE], indexed.Window.of(None, NOW, None))
+        indexed.open_episodes(store.paths, [ALICE], indexed.Window.of(None, clock.parse_when(NOW), None))
     assert recall(store, "refund", True) == recall(store, "refund", False)
 
 
 def test_documents_and_episodes_round_trip_through_the_index_encoding() -> None:
     episode = make_episode(random.Random(1), ALICE, 1)
-    episode.facts = [CandidateFact("diet", "vegan", "user_preference", "inferred")]
+    episode.facts = [CandidateFact(key="diet", value="vegan", subject="user_preference", confidence="inferred")]
     assert index_records.decode_episode(index_records.encode_episode(episode)) == episode
     doc = episode_document(episode)
     assert index_records.decode_document(index_records.encode_document(doc)) == doc

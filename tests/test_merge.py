@@ -8,6 +8,7 @@ from collections.abc import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memfiles import clock
 from memfiles.format.memoryfile import MemoryDoc, parse, serialize
 from memfiles.format.model import Fact, fact_id, normalise_value
 from memfiles.ops import supersession
@@ -91,9 +92,9 @@ def test_newer_statement_wins_and_the_history_chain_follows_time() -> None:
     assert (merged[sms.id].status, merged[sms.id].superseded_by, merged[sms.id].valid_to) == (
         "superseded",
         push.id,
-        "2026-06-05",
+        clock.parse_when("2026-06-05"),
     )
-    assert (merged[email.id].superseded_by, merged[email.id].valid_to) == (sms.id, "2026-06-01")
+    assert (merged[email.id].superseded_by, merged[email.id].valid_to) == (sms.id, clock.parse_when("2026-06-01"))
 
 
 def test_same_day_contradiction_becomes_a_conflict() -> None:
@@ -127,10 +128,10 @@ def test_the_same_value_recorded_on_both_machines_is_reinforced_not_duplicated()
     base = add([], make("channel", "sms", "2026-05-01"))
     early, late = make("channel", "email", "2026-06-01"), make("channel", "EMAIL", "2026-06-04")
     merged = by_id(merge_facts(base, add(base, early), add(base, late), SCOPE))
-    assert merged[early.id].status == "active" and merged[early.id].last_confirmed == "2026-06-04"
+    assert merged[early.id].status == "active" and merged[early.id].last_confirmed == clock.parse_when("2026-06-04")
     assert (merged[late.id].status, merged[late.id].superseded_by) == ("superseded", early.id)
     assert merged[late.id].valid_to == merged[late.id].valid_from  # zero-length: never believed twice
-    assert not supersession.valid_at(merged[late.id], "2026-06-04")
+    assert not supersession.valid_at(merged[late.id], clock.parse_when("2026-06-04"))
 
 
 def test_a_reinforcement_on_one_machine_counts_as_a_later_statement() -> None:
@@ -150,7 +151,7 @@ def test_both_sides_confirming_keeps_the_latest_confirmation() -> None:
     theirs = add(base, make("channel", "email", "2026-07-01"))
     merged = merge_facts(base, ours, theirs, SCOPE)
     assert [(f.id, f.status, f.last_confirmed) for f in merged if f.key == "channel" and f.is_current] == [
-        (fact.id, "active", "2026-07-01")
+        (fact.id, "active", clock.parse_when("2026-07-01"))
     ]
 
 
@@ -182,19 +183,19 @@ def test_a_resolution_on_one_side_survives_a_new_fact_on_the_other() -> None:
     pro, team = make("plan", "Pro", "2026-06-03"), make("plan", "Team", "2026-06-03")
     base = add([], pro, team)
     ours = copy.deepcopy(base)
-    supersession.resolve(ours, "plan", pro.id, "2026-06-04")
+    supersession.resolve(ours, "plan", pro.id, clock.parse_when("2026-06-04"))
     theirs = add(base, make("tz", "UTC", "2026-06-01"), make("plan", "Pro", "2026-06-05"))
     merged = by_id(merge_facts(base, ours, theirs, SCOPE))
     assert (merged[team.id].status, merged[team.id].reason) == ("superseded", "resolved by person")
-    assert merged[pro.id].status == "active" and merged[pro.id].last_confirmed == "2026-06-05"
+    assert merged[pro.id].status == "active" and merged[pro.id].last_confirmed == clock.parse_when("2026-06-05")
 
 
 def test_persons_resolving_one_conflict_differently_bring_the_conflict_back() -> None:
     pro, team = make("plan", "Pro", "2026-06-03"), make("plan", "Team", "2026-06-03")
     base = add([], pro, team)
     ours, theirs = copy.deepcopy(base), copy.deepcopy(base)
-    supersession.resolve(ours, "plan", pro.id, "2026-06-04")
-    supersession.resolve(theirs, "plan", team.id, "2026-06-04")
+    supersession.resolve(ours, "plan", pro.id, clock.parse_when("2026-06-04"))
+    supersession.resolve(theirs, "plan", team.id, clock.parse_when("2026-06-04"))
     merged = merge_facts(base, ours, theirs, SCOPE)
     assert current(merged, "plan") == [("Pro", "conflict"), ("Team", "conflict")]
 
@@ -274,7 +275,7 @@ def run(start: list[Fact], ops: list[Op]) -> list[Fact]:
         if name == "forget" and facts:
             facts.remove(facts[index % len(facts)])
         elif name == "resolve" and (chosen := pick(lambda f: f.status == "conflict")):
-            supersession.resolve(facts, chosen.key, chosen.id, "2026-06-05")
+            supersession.resolve(facts, chosen.key, chosen.id, clock.parse_when("2026-06-05"))
         elif name == "accept" and (chosen := pick(lambda f: f.status == "proposed")):
             facts.remove(chosen)
             supersession.add(facts, chosen, SCOPE)
@@ -332,10 +333,10 @@ def test_an_inference_one_machine_absorbed_meets_a_statement_the_other_made_befo
     said = make("channel", "email", "2026-06-01")
     base = add([], said)
     ours = add(base, make("channel", "email", "2026-06-20", "inferred"))
-    assert by_id(ours)[said.id].last_inferred == "2026-06-20"
+    assert by_id(ours)[said.id].last_inferred == clock.parse_when("2026-06-20")
     theirs = add(base, make("channel", "sms", "2026-06-10"))
     for merged in (merge_facts(base, ours, theirs, SCOPE), merge_facts(base, theirs, ours, SCOPE)):
         assert current(merged, "channel") == [("email", "conflict"), ("sms", "conflict")]
         revived = next(f for f in merged if f.value == "email" and f.is_current)
-        assert (revived.confidence, revived.stated_at) == ("inferred", "2026-06-20")
+        assert (revived.confidence, revived.stated_at) == ("inferred", clock.parse_when("2026-06-20"))
         assert by_id(merged)[said.id].status == "superseded"

@@ -48,7 +48,16 @@ def test_terms_fold_case_punctuation_accents_and_suffixes() -> None:
 
 
 def _fact(key: str, value: str, subject: str = "user_preference") -> Fact:
-    return Fact("f-1", key, value, subject, "stated", "user_statement", "2026-01-01", "2026-01-01")
+    return Fact(
+        id="f-1",
+        key=key,
+        value=value,
+        subject=subject,
+        confidence="stated",
+        source="user_statement",
+        stated_at="2026-01-01",
+        valid_from="2026-01-01",
+    )
 
 
 def _score(query: str, fact: Fact, *others: Fact) -> float:

@@ -227,9 +227,13 @@ def test_the_local_pre_commit_hook_blocks_an_instruction(tmp_path: Path) -> None
 def test_the_extractor_setting_is_valid_mem_toml() -> None:
     language, text = recipe("extractor-toml")
     config = parse_config(text)
-    assert language == "toml" and config.extractor == "llm -m gpt-4o-mini -x" and config.extractor_timeout == 120
+    assert (
+        language == "toml"
+        and config.consolidate.extractor == "llm -m gpt-4o-mini -x"
+        and config.consolidate.extractor_timeout == 120
+    )
     words = shlex.split(recipe("extractor")[1])
-    assert words[:2] == ["mem", "consolidate"] and words[words.index("--extractor") + 1] == config.extractor
+    assert words[:2] == ["mem", "consolidate"] and words[words.index("--extractor") + 1] == config.consolidate.extractor
 
 
 def test_mem_consolidate_takes_the_extractor_option() -> None:

@@ -38,14 +38,14 @@ def test_any_stored_value_renders_as_one_quoted_field_per_item(home: Path, value
     values = [v.replace("\n", " ").replace("\r", " ") for v in values]
     facts = [
         Fact(
-            fact_id(f"k{n}", v, "2026-01-01", "stated", set()),
-            f"k{n}",
-            v,
-            "user_preference",
-            "stated",
-            "x",
-            "2026-01-01",
-            "2026-01-01",
+            id=fact_id(f"k{n}", v, "2026-01-01", "stated", set()),
+            key=f"k{n}",
+            value=v,
+            subject="user_preference",
+            confidence="stated",
+            source="x",
+            stated_at="2026-01-01",
+            valid_from="2026-01-01",
         )
         for n, v in enumerate(values)
     ]
@@ -132,14 +132,14 @@ def test_fifty_writers_and_five_readers_lose_nothing(home: Path) -> None:
     serial: list[Fact] = []
     for at, confidence, value in sorted(shared):
         new = Fact(
-            fact_id("plan", value, at, confidence, {f.id for f in serial}),
-            "plan",
-            value,
-            "user_preference",
-            confidence,
-            "user_statement" if confidence == "stated" else "agent_summary",
-            at,
-            at,
+            id=fact_id("plan", value, at, confidence, {f.id for f in serial}),
+            key="plan",
+            value=value,
+            subject="user_preference",
+            confidence=confidence,
+            source="user_statement" if confidence == "stated" else "agent_summary",
+            stated_at=at,
+            valid_from=at,
         )
         supersession.add(serial, new, "user:a")
     expect = sorted((f.value, f.status) for f in serial if f.is_current)

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from memfiles import clock
 from memfiles.cli import app
 from memfiles.errors import FileFormatError, MemError
 from memfiles.format.episodes import Episode
@@ -38,7 +39,19 @@ def assert_golden(name: str, text: str) -> None:
 def fact(key: str, value: str, stated: str, *, confidence: str = "stated", **extra: str) -> Fact:
     subject = extra.pop("subject", "user_preference")
     source = extra.pop("source", "user_statement" if confidence == "stated" else "agent_summary")
-    return Fact(fact_id(key, value, stated, confidence, set()), key, value, subject, confidence, source, stated, stated)
+    when = clock.parse_when(stated)
+    # model_construct: the block must stay safe even for text no memory file could hold (a value over lines)
+    return Fact.model_construct(
+        id=fact_id(key, value, stated, confidence, set()),
+        key=key,
+        value=value,
+        subject=subject,
+        confidence=confidence,
+        source=source,
+        stated_at=when,
+        valid_from=when,
+        status="active",
+    )
 
 
 def item(*facts: Fact, score: float = 1.0, scope: str = "user:alice") -> Item:
@@ -46,7 +59,9 @@ def item(*facts: Fact, score: float = 1.0, scope: str = "user:alice") -> Item:
 
 
 def episode_item(summary: str, started: str, score: float = 0.5, **fields: str) -> Item:
-    episode = Episode("e-000000000001", "user:alice", started, summary, **fields)  # type: ignore[arg-type]
+    episode = Episode.model_construct(
+        id="e-000000000001", scope="user:alice", started_at=clock.parse_when(started), summary=summary, **fields
+    )
     return Item("episode", "user:alice", score, Relevance(score), episode=episode)
 
 

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from memfiles import clock
 from memfiles.format.episodes import Episode
 from memfiles.recall.ranking import (
     Document,
@@ -25,13 +26,13 @@ from memfiles.recall.timeterms import WHEN, asks_when, episode_terms, query_date
 
 
 def _episode(summary: str, at: str = "2026-05-08T10:00:00Z", session: str | None = None, n: int = 0) -> Episode:
-    return Episode(f"e-{n:012x}", "user:alice", at, summary, session=session, entities=[])
+    return Episode(id=f"e-{n:012x}", scope="user:alice", started_at=at, summary=summary, session=session, entities=[])
 
 
 def _scores(query: str, *summaries: str, now: str | None = None, dates: list[str] | None = None) -> list[float]:
     episodes = [_episode(s, at=(dates or [])[n] if dates else "2026-05-08T10:00:00Z") for n, s in enumerate(summaries)]
     docs = [episode_document(e) for e in episodes]
-    prepared = prepare(query, DocumentCorpus(docs), now)
+    prepared = prepare(query, DocumentCorpus(docs), clock.parse_when(now) if now else None)
     return [score_document(prepared, d).score for d in docs]
 
 
@@ -69,11 +70,11 @@ def test_explicit_dates_in_a_query_become_terms_and_leave_the_words() -> None:
     assert query_dates("Where was Ana between August 11 and August 15 2023?").terms == ["@2023-08-11/2023-08-15"]
     assert query_dates("from May 3 to May 9, 2023").terms == ["@2023-05-03/2023-05-09"]
     assert query_dates("It may 5 times").terms == []
-    assert episode_terms("2023-05-08T13:56:00Z") == ["@2023", "@2023-05", "@2023-05-08"]
+    assert episode_terms(clock.parse_when("2023-05-08T13:56:00Z")) == ["@2023", "@2023-05", "@2023-05-08"]
 
 
 def test_relative_dates_count_from_now_and_need_it() -> None:
-    now = "2026-08-20T09:00:00Z"
+    now = clock.parse_when("2026-08-20T09:00:00Z")
     assert query_dates("what did we do yesterday", now).terms == ["@2026-08-19"]
     assert query_dates("what did we do yesterday").terms == []
     assert query_dates("last May", now).terms == ["@2026-05"]
@@ -172,7 +173,12 @@ def test_a_turn_next_to_the_question_s_words_gains_context() -> None:
     ]
     sessions = ["s-1", "s-1", "s-1", "s-2"]
     episodes = [_episode(t, f"2026-05-08T10:00:{n:02d}Z", sessions[n], n) for n, t in enumerate(turns)]
-    items = rank([ScopeMemory("user:alice", [], episodes)], "adoption agencies", "2026-05-09", Options(k_episodes=4))
+    items = rank(
+        [ScopeMemory("user:alice", [], episodes)],
+        "adoption agencies",
+        clock.parse_when("2026-05-09"),
+        Options(k_episodes=4),
+    )
     by_turn = {i.episode.summary: i for i in items if i.episode}
     answer, other = by_turn[turns[1]], by_turn[turns[3]]
     assert answer.relevance.context > 0 and other.relevance.context == 0
@@ -183,7 +189,9 @@ def test_a_turn_next_to_the_question_s_words_gains_context() -> None:
 
 def test_context_never_lifts_a_turn_that_matches_nothing() -> None:
     episodes = [_episode(t, f"2026-05-08T10:00:{n:02d}Z", "s-1", n) for n, t in enumerate(["adoption", "x"])]
-    items = rank([ScopeMemory("user:alice", [], episodes)], "adoption", "2026-05-09", Options(min_score=0.0))
+    items = rank(
+        [ScopeMemory("user:alice", [], episodes)], "adoption", clock.parse_when("2026-05-09"), Options(min_score=0.0)
+    )
     assert [i.episode.summary for i in items if i.episode] == ["adoption"]
 
 
@@ -199,7 +207,7 @@ def test_documents_without_a_matching_term_score_zero_and_scores_stay_within_1(s
     docs = [episode_document(_episode(s, at=d)) for s, d in zip(summaries, days, strict=True)]
     corpus = DocumentCorpus(docs)
     for query in ("When did we go to the garden?", "investing tomatos in May 2026", "adoption last week", "lisbon"):
-        prepared = prepare(query, corpus, "2026-08-20T09:00:00Z")
+        prepared = prepare(query, corpus, clock.parse_when("2026-08-20T09:00:00Z"))
         wanted = matching_terms(prepared)
         assert WHEN not in wanted
         for doc in docs:

@@ -8,6 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memfiles import clock
 from memfiles.format.memoryfile import MemoryDoc, parse, serialize
 from memfiles.format.model import Fact, fact_id
 from memfiles.ops import supersession
@@ -42,7 +43,7 @@ def test_newer_stated_supersedes_older_and_keeps_history() -> None:
     assert lines == [f"added {sms.id}", f"superseded {sms.id} -> {email.id}"]
     assert (sms.status, sms.valid_to, sms.superseded_by, sms.reason) == (
         "superseded",
-        "2026-06-02",
+        clock.parse_when("2026-06-02"),
         email.id,
         "newer stated value",
     )
@@ -54,7 +55,7 @@ def test_same_value_reinforces_without_a_new_fact() -> None:
     first = make("Email", "2026-06-02")
     store, lines = apply(first, make("  email ", "2026-07-01"))
     assert lines[1] == f"reinforced {first.id}"
-    assert len(store) == 1 and first.last_confirmed == "2026-07-01"
+    assert len(store) == 1 and first.last_confirmed == clock.parse_when("2026-07-01")
 
 
 def test_reinforcing_inferred_with_stated_upgrades_confidence() -> None:
@@ -67,9 +68,17 @@ def test_an_inference_repeating_a_stated_value_later_is_kept_as_last_inferred() 
     said = make("email", "2026-06-02")
     store, lines = apply(said, make("email", "2026-07-01", "inferred"))
     assert lines[1] == f"reinforced {said.id}" and len(store) == 1
-    assert said.confidence == "stated" and said.last_confirmed is None and said.last_inferred == "2026-07-01"
+    assert (
+        said.confidence == "stated"
+        and said.last_confirmed is None
+        and said.last_inferred == clock.parse_when("2026-07-01")
+    )
     restated = supersession.add(store, make("email", "2026-07-05"), "user:a")
-    assert restated.kind == "reinforced" and said.last_confirmed == "2026-07-05" and said.last_inferred is None
+    assert (
+        restated.kind == "reinforced"
+        and said.last_confirmed == clock.parse_when("2026-07-05")
+        and said.last_inferred is None
+    )
 
 
 def test_a_late_statement_meets_an_inference_its_value_absorbed() -> None:
@@ -79,7 +88,11 @@ def test_a_late_statement_meets_an_inference_its_value_absorbed() -> None:
     store, _ = apply(guess, said, other)
     assert current(store) == [("a", "conflict"), ("b", "conflict")]
     revived = next(f for f in store if f.value == "b" and f.is_current)
-    assert (revived.confidence, revived.source, revived.stated_at) == ("inferred", "agent_summary", "2026-03-03")
+    assert (revived.confidence, revived.source, revived.stated_at) == (
+        "inferred",
+        "agent_summary",
+        clock.parse_when("2026-03-03"),
+    )
     assert next(f for f in store if f.value == "b" and not f.is_current).superseded_by == other.id
 
 
@@ -113,7 +126,7 @@ def test_late_arrival_is_recorded_as_history_not_as_current() -> None:
     email, sms = make("email", "2026-06-02"), make("sms", "2026-03-14")
     _, lines = apply(email, sms)
     assert lines[1] == f"superseded {sms.id} -> {email.id}"
-    assert email.status == "active" and sms.status == "superseded" and sms.valid_to == "2026-06-02"
+    assert email.status == "active" and sms.status == "superseded" and sms.valid_to == clock.parse_when("2026-06-02")
     assert "arrived late" in (sms.reason or "")
 
 
@@ -128,7 +141,7 @@ def test_a_newer_stated_fact_ends_a_conflict() -> None:
 def test_resolve_keeps_one_and_supersedes_the_rest() -> None:
     ent, pro = make("Enterprise", "2026-05-01"), make("Pro", "2026-05-03", "inferred")
     store, _ = apply(ent, pro)
-    ended = supersession.resolve(store, "k", ent.id, "2026-05-04")
+    ended = supersession.resolve(store, "k", ent.id, clock.parse_when("2026-05-04"))
     assert ended == [pro] and ent.status == "active"
     assert (pro.status, pro.reason, pro.superseded_by) == ("superseded", "resolved by person", ent.id)
 
@@ -136,7 +149,7 @@ def test_resolve_keeps_one_and_supersedes_the_rest() -> None:
 def test_a_late_statement_after_a_resolve_keeps_the_kept_fact_current() -> None:
     pro, team = make("Pro", "2026-06-03"), make("Team", "2026-06-03")
     store, _ = apply(pro, team)
-    supersession.resolve(store, "k", pro.id, "2026-06-05")
+    supersession.resolve(store, "k", pro.id, clock.parse_when("2026-06-05"))
     basic = make("Basic", "2026-06-01")
     line = supersession.add(store, basic, "user:a").line()
     assert line == f"superseded {basic.id} -> {pro.id}"
@@ -147,9 +160,9 @@ def test_a_late_statement_after_a_resolve_keeps_the_kept_fact_current() -> None:
 def test_valid_at_answers_what_was_believed_then() -> None:
     sms, email = make("sms", "2026-03-14"), make("email", "2026-06-02")
     store, _ = apply(sms, email)
-    assert [f.value for f in store if supersession.valid_at(f, "2026-05-01")] == ["sms"]
-    assert [f.value for f in store if supersession.valid_at(f, "2026-06-02")] == ["email"]
-    assert [f.value for f in store if supersession.valid_at(f, "2026-01-01")] == []
+    assert [f.value for f in store if supersession.valid_at(f, clock.parse_when("2026-05-01"))] == ["sms"]
+    assert [f.value for f in store if supersession.valid_at(f, clock.parse_when("2026-06-02"))] == ["email"]
+    assert [f.value for f in store if supersession.valid_at(f, clock.parse_when("2026-01-01"))] == []
 
 
 DAYS = [f"2026-0{m}-0{d}" for m in range(1, 4) for d in range(1, 4)]

@@ -17,7 +17,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from memfiles.cli import app
-from memfiles.format.memoryfile import parse, split_frontmatter
+from memfiles.format import yamlio
+from memfiles.format.memoryfile import parse
 from memfiles.format.model import fact_id
 from memfiles.ops.home import init_home
 
@@ -140,8 +141,9 @@ def test_notes_edited_on_both_machines_conflict_only_in_the_notes(machines: tupl
     assert "run `mem sync --commit`" in result.stderr
     assert git(two, "diff", "--name-only", "--diff-filter=U").split() == [MEMORY]
     data = (two / MEMORY).read_bytes()
-    _bom, front, body, _line = split_frontmatter(data)
-    assert front is not None and b"<<<<<<<" not in front
+    cut = yamlio.split(data, MEMORY)
+    front, body = cut.front, cut.body
+    assert front is not None and "<<<<<<<" not in front
     assert parse(data, MEMORY).facts  # the frontmatter is merged and valid
     assert {"timezone", "language"} <= {key for key, _value, _status in facts(two).values()}
     assert re.search(rb"^<<<<<<< ours\nwritten on two\n=======\nwritten on one\n>>>>>>> theirs\n\Z", body, re.MULTILINE)
@@ -184,8 +186,9 @@ def test_merge_driver_exit_codes_and_markers_only_in_the_body(isolated: Path, on
         == f"mem: warning: {MEMORY}: the notes below the frontmatter conflict (markers left there); the facts merged\n"
     )
     merged = ours.read_bytes()
-    _bom, front, body, _line = split_frontmatter(merged)
-    assert front is not None and b"<<<<<<<" not in front
+    cut = yamlio.split(merged, MEMORY)
+    front, body = cut.front, cut.body
+    assert front is not None and "<<<<<<<" not in front
     assert {f.key for f in parse(merged, MEMORY).facts} == {"plan", "tz", "lang"}
     assert body == b"notes\n<<<<<<< ours\nmine\n=======\ntheirs\n>>>>>>> theirs\n"
 

@@ -21,8 +21,6 @@ from memfiles.api.models import (
     Consolidation,
     DoctorReport,
     EpisodeFile,
-    EpisodeModel,
-    FactModel,
     Forgotten,
     Initialised,
     LogEntry,
@@ -33,6 +31,8 @@ from memfiles.api.models import (
     WrittenInto,
 )
 from memfiles.api.scope import ScopeHandle
+from memfiles.format.episodes import Episode
+from memfiles.format.model import Fact
 from memfiles.outcome import Outcome
 
 __all__ = [
@@ -40,10 +40,10 @@ __all__ = [
     "Cloned",
     "Consolidation",
     "DoctorReport",
+    "Episode",
     "EpisodeFile",
     "EpisodeInput",
-    "EpisodeModel",
-    "FactModel",
+    "Fact",
     "FindingModel",
     "Forgotten",
     "Home",

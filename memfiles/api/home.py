@@ -34,8 +34,8 @@ def choose_scope(config: Config, user: str | None = None, scope: str | None = No
     env = os.environ.get("MEM_USER", "").strip()
     if env:
         return layout.parse_scope(env) if ":" in env else Scope("user", layout.validate_id(env, "$MEM_USER"))
-    if config.default_scope:
-        return layout.parse_scope(config.default_scope)
+    if config.memory.default_scope:
+        return layout.parse_scope(config.memory.default_scope)
     raise ScopeError("no scope given: pass --user ID or --scope user:ID, or set $MEM_USER or default_scope in mem.toml")
 
 
@@ -127,7 +127,7 @@ class Home:
         """Lint the whole home (not .git/ or .cache/) with mem.toml's ignored codes added to `ignore`."""
         from memfiles.lint import engine
 
-        ignored = engine.parse_codes(ignore) + engine.parse_codes(",".join(self.config.lint_ignore))
+        ignored = engine.parse_codes(ignore) + engine.parse_codes(",".join(self.config.lint.ignore))
         return engine.lint_paths([self.root], engine.parse_codes(select), ignored, self.root, jobs)
 
     def consolidate(

@@ -10,13 +10,34 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from memfiles.api.models import CandidateFactModel, EpisodeOutcome, InvalidationModel
 from memfiles.errors import RefusedError, UsageError
+from memfiles.format.episodes import EpisodeOutcome
+from memfiles.format.fields import Confidence, Subject
 
 if TYPE_CHECKING:
     from memfiles.ops.writepath import NewEpisode
 
 When = date | str  # a date, a datetime (a date subclass) or ISO text; where noted, text may also be `Nd`
+
+
+class CandidateInput(BaseModel):
+    """A candidate fact inside an episode object (checked like `--fact KEY=VALUE` by the write path)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
+
+    key: str
+    value: str
+    subject: Subject | None = None
+    confidence: Confidence | None = None
+
+
+class InvalidationInput(BaseModel):
+    """A key an episode object makes stale, and why."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
+
+    key: str
+    reason: str
 
 
 class EpisodeInput(BaseModel):
@@ -31,14 +52,13 @@ class EpisodeInput(BaseModel):
     entities: list[str] = []
     events: list[str] = []
     outcome: EpisodeOutcome = "unknown"
-    facts: list[CandidateFactModel] = []
-    invalidates: list[InvalidationModel] = []
+    facts: list[CandidateInput] = []
+    invalidates: list[InvalidationInput] = []
     source: str | None = None
 
     def to_new(self) -> NewEpisode:
         """The write path's input record."""
-        from memfiles.format.episodes import CandidateFact, Invalidation
-        from memfiles.ops.writepath import NewEpisode
+        from memfiles.ops.writepath import NewCandidate, NewEpisode, NewInvalidation
 
         return NewEpisode(
             summary=self.summary,
@@ -48,8 +68,8 @@ class EpisodeInput(BaseModel):
             entities=list(self.entities),
             events=list(self.events),
             outcome=self.outcome,
-            facts=[CandidateFact(f.key, f.value, f.subject, f.confidence) for f in self.facts],
-            invalidates=[Invalidation(i.key, i.reason) for i in self.invalidates],
+            facts=[NewCandidate(f.key, f.value, f.subject, f.confidence) for f in self.facts],
+            invalidates=[NewInvalidation(i.key, i.reason) for i in self.invalidates],
             source=self.source,
         )
 
@@ -112,4 +132,4 @@ def when_text(value: When | None) -> str | None:
         return value
     from memfiles import clock
 
-    return clock.when_from_value(value)
+    return clock.iso(clock.parse_when(value))

@@ -1,9 +1,8 @@
 """The typed results of the Python API: facts, episodes, recalled items with their scores, and reports.
 
-Each model is made from the services' own records in ONE place (`FactModel.of`, `EpisodeModel.of`,
-`RecallResult.of`, …), and `to_dict()` (or `model_dump()`) is the JSON the CLI prints with `--json`.
-FactModel and EpisodeModel mirror `memfiles.format.model.Fact` and `memfiles.format.episodes.Episode`
-field for field; once those are pydantic models themselves, the API returns them instead.
+Facts and episodes are the file formats' own models (`memfiles.format.model.Fact`,
+`memfiles.format.episodes.Episode`); the rest are made from the services' records in ONE place each
+(`RecallResult.of`, …), and `to_dict()` (or `model_dump(mode="json")`) is the JSON the CLI prints with `--json`.
 """
 
 from __future__ import annotations
@@ -13,104 +12,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from memfiles.format.model import ALWAYS_WRITTEN, Fact
+from memfiles.format.episodes import Episode
+from memfiles.format.fields import When
+from memfiles.format.model import Fact
 
 if TYPE_CHECKING:
-    from memfiles.format.episodes import Episode
     from memfiles.ops.archive import Found
     from memfiles.ops.consolidate import Plan
     from memfiles.recall.ranking import Item
     from memfiles.recall.retrieve import Recalled
 
-Subject = Literal["user_preference", "user_attribute", "account_state", "constraint", "past_action", "goal"]
-Confidence = Literal["stated", "inferred"]
-Status = Literal["active", "proposed", "conflict", "superseded", "expired", "retracted"]
-EpisodeOutcome = Literal["success", "failure", "partial", "unknown"]
 RecallKind = Literal["all", "facts", "episodes"]
 # defer_build: a model's validator is built when it is first used, so a command pays only for the models it returns.
 _FROZEN = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 _RECORD = ConfigDict(extra="forbid", defer_build=True, from_attributes=True, frozen=True)  # made from a service record
-
-
-class FactModel(BaseModel):
-    """One fact (FORMAT.md, "Facts"): every field of the file format."""
-
-    model_config = _RECORD
-
-    id: str
-    key: str
-    value: str
-    subject: Subject
-    confidence: Confidence
-    source: str
-    source_ref: str | None = None
-    stated_at: str
-    valid_from: str
-    expires_at: str | None = None
-    status: Status
-    valid_to: str | None = None
-    superseded_by: str | None = None
-    reason: str | None = None
-    last_confirmed: str | None = None
-    last_inferred: str | None = None
-
-    @classmethod
-    def of(cls, fact: Fact) -> FactModel:
-        """The one conversion from the services' record."""
-        return cls.model_validate(fact)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fact as MEMORY.md orders it; optional fields only when set (as `Fact.to_dict`)."""
-        return {k: v for k, v in self.model_dump().items() if v is not None or k in ALWAYS_WRITTEN}
-
-
-class CandidateFactModel(BaseModel):
-    """A fact an episode proposes for consolidation."""
-
-    model_config = _RECORD
-
-    key: str
-    value: str
-    subject: Subject | None = None
-    confidence: Confidence | None = None
-
-
-class InvalidationModel(BaseModel):
-    """A fact key an episode makes stale, and why."""
-
-    model_config = _RECORD
-
-    key: str
-    reason: str
-
-
-class EpisodeModel(BaseModel):
-    """One episode (FORMAT.md, "Episodes"), its fields in the order `--json` prints them."""
-
-    model_config = _RECORD
-
-    id: str
-    scope: str
-    session: str | None = None
-    started_at: str
-    ended_at: str | None = None
-    entities: list[str] = []
-    outcome: EpisodeOutcome = "unknown"
-    events: list[str] = []
-    source: str
-    facts: list[CandidateFactModel] = []
-    invalidates: list[InvalidationModel] = []
-    consolidated: bool = False
-    summary: str
-
-    @classmethod
-    def of(cls, episode: Episode) -> EpisodeModel:
-        """The one conversion from the services' record."""
-        return cls.model_validate(episode)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every field in canonical order, then the summary (as `Episode.to_dict`)."""
-        return self.model_dump() | {"facts": [f.model_dump(exclude_none=True) for f in self.facts]}
 
 
 class Scores(BaseModel):
@@ -140,10 +55,10 @@ class RecallItem(BaseModel):
     kind: Literal["fact", "conflict", "episode"]
     scope: str
     id: str
-    date: str
+    date: When
     scores: Scores
-    facts: list[FactModel] = []
-    episode: EpisodeModel | None = None
+    facts: list[Fact] = []
+    episode: Episode | None = None
     why: str
     tokens: int  # the estimated size of its line in the block
 
@@ -171,8 +86,8 @@ class RecallItem(BaseModel):
                 decay=item.decay,
                 age_days=item.age_days,
             ),
-            facts=[FactModel.of(f) for f in item.facts],
-            episode=EpisodeModel.of(item.episode) if item.episode is not None else None,
+            facts=list(item.facts),
+            episode=item.episode,
             why=item.why(),
             tokens=estimate_tokens(item_line(item, multi_scope) + "\n"),
         )
@@ -202,7 +117,7 @@ class RecallResult(BaseModel):
     model_config = _FROZEN
 
     scopes: list[str]
-    as_of: str
+    as_of: When
     text: str
     tokens: int
     items: list[RecallItem]
@@ -312,12 +227,12 @@ class EpisodeFile(BaseModel):
     path: str
     removed_by: str | None = None
     digest: str | None = None
-    episode: EpisodeModel | None = None  # None when the file no longer parses (its text is still there)
+    episode: Episode | None = None  # None when the file no longer parses (its text is still there)
     text: str
 
     @classmethod
     def of(cls, found: Found) -> EpisodeFile:
-        episode = EpisodeModel.of(found.episode) if found.episode is not None else None
+        episode = found.episode
         text = found.data.decode("utf-8", errors="replace")
         return cls(path=found.relpath, removed_by=found.removed_by, digest=found.digest, episode=episode, text=text)
 
@@ -338,7 +253,7 @@ class Forgotten(BaseModel):
 
     model_config = _FROZEN
 
-    facts: list[FactModel]
+    facts: list[Fact]
     purged_blobs: int | None = None
     advice: str | None = None
 

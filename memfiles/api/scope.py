@@ -9,18 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from memfiles.api.inputs import EpisodeInput, When, episode_input, pairs, read_value, when_text
-from memfiles.api.models import (
-    EpisodeFile,
-    EpisodeOutcome,
-    FactModel,
-    Forgotten,
-    RecallKind,
-    RecallResult,
-    Subject,
-    WrittenInto,
-)
+from memfiles.api.models import EpisodeFile, Forgotten, RecallKind, RecallResult, WrittenInto
 from memfiles.errors import RefusedError
+from memfiles.format.episodes import EpisodeOutcome
+from memfiles.format.fields import Subject
 from memfiles.format.layout import Scope
+from memfiles.format.model import Fact
 from memfiles.outcome import Outcome
 from memfiles.store.files import read_memory
 
@@ -65,23 +59,23 @@ class ScopeHandle:
 
         paths, config = self.home.paths, self.home.config
         try:
-            text = value if isinstance(value, str) else read_value(value, config.max_value_chars)
+            text = value if isinstance(value, str) else read_value(value, config.memory.max_value_chars)
             new = writepath.NewFact(key, text, subject, inferred, source, ref, when_text(at), when_text(expires))
             return writepath.add_fact(paths, config, self.scope, new)
         except RefusedError as exc:
             return Outcome(kind="refused", scope=str(self.scope), key=key, rule=exc.rule, why=exc.why)
 
-    def show(self, *, everything: bool = False) -> list[FactModel]:
+    def show(self, *, everything: bool = False) -> list[Fact]:
         """Current facts (active and conflicts), by key; `everything=True` adds history and pending ones."""
         from memfiles.ops.supersession import visible
 
-        return [FactModel.of(f) for f in visible(read_memory(self.home.paths, self.scope).facts, everything)]
+        return [f for f in visible(read_memory(self.home.paths, self.scope).facts, everything)]
 
-    def history(self, key: str) -> list[FactModel]:
+    def history(self, key: str) -> list[Fact]:
         """Every fact a key has had, oldest first."""
         from memfiles.ops.supersession import chain
 
-        return [FactModel.of(f) for f in chain(read_memory(self.home.paths, self.scope).facts, key)]
+        return [f for f in chain(read_memory(self.home.paths, self.scope).facts, key)]
 
     def forget(self, id_or_key: str, *, purge: bool = False) -> Forgotten:
         """Remove a fact (by id) or all facts of a key, one commit; `purge=True` also erases them from git history."""
@@ -90,20 +84,20 @@ class ScopeHandle:
             from memfiles.ops.purge import purge as erase
 
             gone, rewritten = erase(self.home.paths, self.scope, id_or_key)
-            return Forgotten(facts=[FactModel.of(f) for f in gone], purged_blobs=rewritten, advice=PURGE_ADVICE)
+            return Forgotten(facts=[f for f in gone], purged_blobs=rewritten, advice=PURGE_ADVICE)
         from memfiles.ops import writepath
 
-        return Forgotten(facts=[FactModel.of(f) for f in writepath.forget(self.home.paths, self.scope, id_or_key)])
+        return Forgotten(facts=[f for f in writepath.forget(self.home.paths, self.scope, id_or_key)])
 
-    def resolve(self, key: str, keep: str) -> list[FactModel]:
+    def resolve(self, key: str, keep: str) -> list[Fact]:
         """End a conflict by keeping one fact; returns the facts it superseded."""
         from memfiles.ops import writepath
 
-        return [FactModel.of(f) for f in writepath.resolve(self.home.paths, self.scope, key, keep)]
+        return [f for f in writepath.resolve(self.home.paths, self.scope, key, keep)]
 
-    def review(self) -> list[FactModel]:
+    def review(self) -> list[Fact]:
         """Proposed facts waiting for a person."""
-        return [FactModel.of(f) for f in read_memory(self.home.paths, self.scope).facts if f.status == "proposed"]
+        return [f for f in read_memory(self.home.paths, self.scope).facts if f.status == "proposed"]
 
     def accept(self, fact_id: str) -> Outcome:
         """Accept a proposed fact (settled like a new write)."""
@@ -111,11 +105,11 @@ class ScopeHandle:
 
         return writepath.accept(self.home.paths, self.scope, fact_id)
 
-    def reject(self, fact_id: str) -> FactModel:
+    def reject(self, fact_id: str) -> Fact:
         """Reject a proposed fact (kept as `retracted`)."""
         from memfiles.ops import writepath
 
-        return FactModel.of(writepath.reject(self.home.paths, self.scope, fact_id))
+        return writepath.reject(self.home.paths, self.scope, fact_id)
 
     # --- episodes ---
 
@@ -134,8 +128,7 @@ class ScopeHandle:
         source: str | None = None,
     ) -> Outcome:
         """Record what happened as one episode file (one commit); `recorded`, `exists` or `refused`."""
-        from memfiles.format.episodes import CandidateFact, Invalidation
-        from memfiles.ops.writepath import NewEpisode
+        from memfiles.ops.writepath import NewCandidate, NewEpisode, NewInvalidation
 
         new = NewEpisode(
             summary,
@@ -145,8 +138,8 @@ class ScopeHandle:
             list(entities),
             list(events),
             outcome,
-            [CandidateFact(k, v) for k, v in pairs(facts)],
-            [Invalidation(k, r) for k, r in pairs(invalidates)],
+            [NewCandidate(k, v) for k, v in pairs(facts)],
+            [NewInvalidation(k, r) for k, r in pairs(invalidates)],
             source,
         )
         return self._record([new])[0]

@@ -12,7 +12,7 @@ from memfiles import output
 from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_home, open_scope
 
 if TYPE_CHECKING:
-    from memfiles.api.models import Subject
+    from memfiles.format.fields import Subject
 
 
 @app.command()

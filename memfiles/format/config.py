@@ -1,14 +1,15 @@
-"""mem.toml: the settings of a memory home, their defaults, and their validation."""
+"""mem.toml: the settings of a memory home, their defaults, and their validation (one model per section)."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass, field
+import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt, ValidationError
 
 from memfiles.errors import ConfigError
-from memfiles.format.model import SUBJECTS
+from memfiles.format.fields import SUBJECTS, Subject
 
 # Written by `mem init`: every setting with its default and a one-line comment.
 DEFAULT_TOML = """\
@@ -56,91 +57,111 @@ ignore = []
 """
 
 
-@dataclass(slots=True)
-class Config:
-    """The validated settings of one home."""
+class _Section(BaseModel):
+    # TOML has exact types: "5" is not a number and true is not 1, so nothing is coerced.
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
+
+class MemorySettings(_Section):
     default_scope: str = ""
-    half_life_days: float = 30.0
-    max_value_chars: int = 2000
-    max_facts_per_scope: int = 5000
-    max_episode_chars: int = 20000
-    allowed_sources: list[str] = field(
-        default_factory=lambda: ["user_statement", "agent_summary", "consolidation", "import", "person"]
-    )
-    review_sources: list[str] = field(default_factory=list)
-    ttl_days: dict[str, int] = field(
-        default_factory=lambda: {s: {"account_state": 90, "goal": 180}.get(s, 0) for s in SUBJECTS}
-    )
+    half_life_days: NonNegativeFloat = 30.0
+    max_value_chars: NonNegativeInt = 2000
+    max_facts_per_scope: NonNegativeInt = 5000
+    max_episode_chars: NonNegativeInt = 20000
+
+
+class SourcesSettings(_Section):
+    allowed: list[str] = ["user_statement", "agent_summary", "consolidation", "import", "person"]
+    review: list[str] = []
+
+
+def _default_ttl() -> dict[Subject, int]:
+    return {
+        "user_preference": 0,
+        "user_attribute": 0,
+        "account_state": 90,
+        "constraint": 0,
+        "past_action": 0,
+        "goal": 180,
+    }
+
+
+class ConsolidateSettings(_Section):
     extractor: str = ""
-    extractor_timeout: float = 120.0
-    older_than_days: int = 30
-    lint_ignore: list[str] = field(default_factory=list)
+    extractor_timeout: NonNegativeFloat = 120.0
+    older_than_days: NonNegativeInt = 30
 
 
-# section -> setting -> (Config attribute, expected kind)
-_SCHEMA: dict[str, dict[str, tuple[str, str]]] = {
-    "memory": {
-        "default_scope": ("default_scope", "str"),
-        "half_life_days": ("half_life_days", "number"),
-        "max_value_chars": ("max_value_chars", "int"),
-        "max_facts_per_scope": ("max_facts_per_scope", "int"),
-        "max_episode_chars": ("max_episode_chars", "int"),
-    },
-    "sources": {"allowed": ("allowed_sources", "strlist"), "review": ("review_sources", "strlist")},
-    "consolidate": {
-        "extractor": ("extractor", "str"),
-        "extractor_timeout": ("extractor_timeout", "number"),
-        "older_than_days": ("older_than_days", "int"),
-    },
-    "lint": {"ignore": ("lint_ignore", "strlist")},
+class LintSettings(_Section):
+    ignore: list[str] = []
+
+
+class Config(_Section):
+    """The validated settings of one home: the sections of mem.toml (docs/FORMAT.md, "mem.toml")."""
+
+    memory: MemorySettings = MemorySettings()
+    sources: SourcesSettings = SourcesSettings()
+    ttl: dict[Subject, NonNegativeInt] = Field(default_factory=_default_ttl)
+    consolidate: ConsolidateSettings = ConsolidateSettings()
+    lint: LintSettings = LintSettings()
+
+    def ttl_days(self, subject: str) -> int:
+        """Days until active facts of `subject` expire at consolidation (0: never)."""
+        return int(self.ttl.get(cast(Subject, subject), 0))
+
+
+_EXPECTED = {
+    "int_type": "a whole number ≥ 0",
+    "float_type": "a number ≥ 0",
+    "greater_than_equal": "≥ 0",
+    "string_type": "a string",
+    "list_type": "a list of strings",
+    "dict_type": "a [section]",
+    "model_type": "a [section]",
 }
-
-
-def _check(where: str, value: Any, kind: str) -> Any:
-    ok = {
-        "str": isinstance(value, str),
-        "int": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
-        "number": isinstance(value, int | float) and not isinstance(value, bool) and value >= 0,
-        "strlist": isinstance(value, list) and all(isinstance(v, str) for v in value),
-    }[kind]
-    if not ok:
-        expected = {
-            "str": "a string",
-            "int": "a whole number ≥ 0",
-            "number": "a number ≥ 0",
-            "strlist": "a list of strings",
-        }[kind]
-        raise ConfigError(f"mem.toml: {where} must be {expected}, got {value!r}")
-    return float(value) if kind == "number" else value
 
 
 def parse_config(text: str) -> Config:
     """Validate mem.toml text into a Config; unknown sections or settings are errors, not ignored."""
     try:
-        raw = _toml().loads(text)
-    except _toml().TOMLDecodeError as exc:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"mem.toml: not valid TOML: {exc}") from None
-    config = Config()
-    for section, values in raw.items():
-        if not isinstance(values, dict):
-            raise ConfigError(f"mem.toml: `{section}` must be a [section]")
-        if section == "ttl":
-            for subject, days in values.items():
-                if subject not in SUBJECTS:
-                    raise ConfigError(f"mem.toml: [ttl] {subject}: unknown subject (known: {', '.join(SUBJECTS)})")
-                config.ttl_days[subject] = _check(f"[ttl] {subject}", days, "int")
-            continue
-        if section not in _SCHEMA:
-            known = ", ".join(sorted([*_SCHEMA, "ttl"]))
-            raise ConfigError(f"mem.toml: unknown section [{section}] (known: {known})")
-        for name, value in values.items():
-            if name not in _SCHEMA[section]:
-                known = ", ".join(_SCHEMA[section])
-                raise ConfigError(f"mem.toml: [{section}] {name}: unknown setting (known: {known})")
-            attr, kind = _SCHEMA[section][name]
-            setattr(config, attr, _check(f"[{section}] {name}", value, kind))
-    return config
+    if isinstance(raw.get("ttl"), dict):  # the subjects not named keep their defaults
+        raw["ttl"] = {**_default_ttl(), **raw["ttl"]}
+    try:
+        return Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"mem.toml: {_problem(exc.errors()[0])}") from None
+
+
+def _problem(error: Any) -> str:
+    """The first thing wrong in mem.toml, named by section and setting."""
+    loc = [str(part) for part in error["loc"]]
+    if error["type"] == "extra_forbidden" and len(loc) == 1:
+        return f"unknown section [{loc[0]}] (known: {', '.join(Config.model_fields)})"
+    if error["type"] == "extra_forbidden" or (loc[0] == "ttl" and error["type"] == "literal_error"):
+        if loc[0] == "ttl":
+            return f"[ttl] {loc[1]}: unknown subject (known: {', '.join(SUBJECTS)})"
+        section = Config.model_fields[loc[0]].annotation
+        known = ", ".join(getattr(section, "model_fields", {}))
+        return f"[{loc[0]}] {loc[1]}: unknown setting (known: {known})"
+    where = f"[{loc[0]}] {loc[1]}" if len(loc) > 1 else f"`{loc[0]}`"
+    if error["type"] == "string_type" and len(loc) > 2:  # an item of a list of strings
+        where, expected = f"[{loc[0]}] {loc[1]}", "a list of strings"
+    elif error["type"] == "greater_than_equal":
+        field = "a whole number" if loc[0] == "ttl" else _SCALAR_KIND.get((loc[0], loc[1]), "a number")
+        expected = f"{field} ≥ 0"
+    else:
+        expected = _EXPECTED.get(error["type"], error["msg"])
+    return f"{where} must be {expected}, got {error.get('input')!r}"
+
+
+_SCALAR_KIND = {
+    (section, name): "a whole number" if field.annotation is int else "a number"
+    for section, model in (("memory", MemorySettings), ("consolidate", ConsolidateSettings))
+    for name, field in model.model_fields.items()
+}
 
 
 def load_config(path: Path) -> Config:
@@ -151,36 +172,4 @@ def load_config(path: Path) -> Config:
         return Config()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
-    return _cached(path, text)
-
-
-def _toml() -> Any:
-    import tomllib  # only when mem.toml changed since it was last read (see _cached)
-
-    return tomllib
-
-
-def _cached(path: Path, text: str) -> Config:
-    """The settings `text` holds, from the home's cache when that text was validated before (saves ~3 ms)."""
-    import json
-
-    from memfiles import __version__
-    from memfiles.format.layout import CACHE_DIR
-
-    cache = path.parent / CACHE_DIR / "config.json"
-    key = {"text": text, "mem": __version__, "settings": repr(_SCHEMA)}
-    try:
-        saved = json.loads(cache.read_text(encoding="utf-8"))
-        if saved["key"] == key:
-            return Config(**saved["config"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    config = parse_config(text)  # raises ConfigError for a bad file, which is never cached
-    if cache.parent.is_dir():
-        try:
-            temp = cache.with_name(f".config.json.{os.getpid()}.tmp")
-            temp.write_text(json.dumps({"key": key, "config": asdict(config)}), encoding="utf-8")
-            os.replace(temp, cache)
-        except OSError:
-            pass  # a read-only home: parse each time
-    return config
+    return parse_config(text)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memfiles import clock
 from memfiles.format.episodes import Episode
 from memfiles.recall.render import clean, shorten
 
@@ -55,7 +56,7 @@ def entry(episode: Episode, file_name: str) -> Entry:
     """The digest entry of an episode stored as `file_name`."""
     session = clean(episode.session).replace("·", "-") if episode.session else None
     return Entry(
-        date=episode.started_at[:10],
+        date=clock.day(episode.started_at).isoformat(),
         session=session or None,
         outcome=episode.outcome,
         summary=first_sentence(episode.summary),

@@ -1,119 +1,111 @@
 """Episode files (FORMAT.md, "Episodes"): what happened in one session or task, one markdown file each.
 
-YAML frontmatter holds the structured fields, the body is the summary. Pure: bytes in, records out
-and back; a file that does not parse raises FileFormatError naming the line, and nothing here writes.
+YAML frontmatter holds the structured fields (the `Episode` model validates them), the body is the
+summary. Pure: bytes in, records out and back; a file that does not parse raises FileFormatError
+naming the line, and nothing here writes.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from memfiles import clock
 from memfiles.errors import FileFormatError, UsageError
-from memfiles.format.memoryfile import (
-    KEY_PATTERN,
-    MAX_FILE_BYTES,
-    dump_frontmatter,
-    load_frontmatter,
-    split_frontmatter,
-    yaml_when,
-)
-from memfiles.format.model import CONFIDENCES, SUBJECTS, sha256_hex
+from memfiles.format import yamlio
+from memfiles.format.fields import Confidence, Key, OneLine, Problem, Subject, When, problems
+from memfiles.format.model import sha256_hex
 
-OUTCOMES = ("success", "failure", "partial", "unknown")
-# Canonical order of frontmatter fields (FORMAT.md, "Episodes").
-FIELDS = (
-    "id",
-    "scope",
-    "session",
-    "started_at",
-    "ended_at",
-    "entities",
-    "outcome",
-    "events",
-    "source",
-    "facts",
-    "invalidates",
-    "consolidated",
-)
-REQUIRED = ("id", "scope", "started_at")
+EpisodeOutcome = Literal["success", "failure", "partial", "unknown"]
+OUTCOMES: tuple[str, ...] = get_args(EpisodeOutcome)
 ID_PATTERN = re.compile(r"e-[0-9a-f]{12}")
 DEFAULT_SOURCE = "agent_summary"
+MAX_FILE_BYTES = 16 * 1024 * 1024
 _SLUG_CHARS = 40
 
 
-@dataclass(slots=True)
-class CandidateFact:
+class CandidateFact(BaseModel):
     """A fact an episode proposes for consolidation (`--fact KEY=VALUE`); not yet in MEMORY.md."""
 
-    key: str
+    model_config = ConfigDict(extra="forbid")
+
+    key: Key
     value: str
-    subject: str | None = None
-    confidence: str | None = None
+    subject: Subject | None = None
+    confidence: Confidence | None = None
 
     def to_dict(self) -> dict[str, str]:
-        out = {"key": self.key, "value": self.value}
-        if self.subject:
-            out["subject"] = self.subject
-        if self.confidence:
-            out["confidence"] = self.confidence
-        return out
+        return self.model_dump(exclude_none=True)
 
 
-@dataclass(slots=True)
-class Invalidation:
+class Invalidation(BaseModel):
     """A fact key this episode makes stale, and why (`--invalidates KEY=REASON`)."""
 
-    key: str
-    reason: str
+    model_config = ConfigDict(extra="forbid")
+
+    key: Key
+    reason: str = ""
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _no_reason_is_empty(cls, value: Any) -> Any:
+        return "" if value is None else value
 
     def to_dict(self) -> dict[str, str]:
-        return {"key": self.key, "reason": self.reason}
+        return self.model_dump()
 
 
-@dataclass(slots=True)
-class Episode:
-    """One episode: a session or task with its summary, events, outcome and provenance."""
+class Episode(BaseModel):
+    """One episode: a session or task with its summary, events, outcome and provenance.
+
+    The fields are the frontmatter's, in the order the file writes them; `summary` is the body.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     id: str
-    scope: str
-    started_at: str
-    summary: str
-    session: str | None = None
-    ended_at: str | None = None
-    entities: list[str] = field(default_factory=list)
-    outcome: str = "unknown"
-    events: list[str] = field(default_factory=list)
-    source: str = DEFAULT_SOURCE
-    facts: list[CandidateFact] = field(default_factory=list)
-    invalidates: list[Invalidation] = field(default_factory=list)
+    scope: OneLine
+    session: OneLine | None = None
+    started_at: When
+    ended_at: When | None = None
+    entities: list[str] = []
+    outcome: EpisodeOutcome = "unknown"
+    events: list[str] = []
+    source: OneLine = DEFAULT_SOURCE
+    facts: list[CandidateFact] = []
+    invalidates: list[Invalidation] = []
     consolidated: bool = False
+    summary: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_the_default(cls, data: Any) -> Any:
+        # `outcome:` or `entities: null` typed by hand mean "not said", as leaving the field out does.
+        if isinstance(data, dict):
+            optional = ("entities", "outcome", "events", "source", "facts", "invalidates", "consolidated")
+            return {k: v for k, v in data.items() if not (v is None and k in optional)}
+        return data
+
+    @field_validator("id")
+    @classmethod
+    def _id_form(cls, value: str) -> str:
+        if not ID_PATTERN.fullmatch(value):
+            raise ValueError(f"`id` is {value!r}, expected e- and 12 hex digits")
+        return value
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field in canonical order, then the summary (for JSON output)."""
-        return {
-            "id": self.id,
-            "scope": self.scope,
-            "session": self.session,
-            "started_at": self.started_at,
-            "ended_at": self.ended_at,
-            "entities": list(self.entities),
-            "outcome": self.outcome,
-            "events": list(self.events),
-            "source": self.source,
-            "facts": [f.to_dict() for f in self.facts],
-            "invalidates": [i.to_dict() for i in self.invalidates],
-            "consolidated": self.consolidated,
-            "summary": self.summary,
-        }
+        """Every field in canonical order, then the summary (dates as text, for JSON output)."""
+        data = self.model_dump(mode="json")
+        data["facts"] = [f.to_dict() for f in self.facts]
+        return data
 
 
-def episode_id(scope: str, session: str | None, started_at: str, summary: str) -> str:
+def episode_id(scope: str, session: str | None, started_at: str | clock.When, summary: str) -> str:
     """A deterministic id (`e-` + 12 hex): the same episode recorded twice gets the same id."""
-    seed = "\0".join((scope, session or "", started_at, " ".join(summary.split())))
+    seed = "\0".join((scope, session or "", clock.iso(clock.parse_when(started_at)), " ".join(summary.split())))
     return "e-" + sha256_hex(seed)[:12]
 
 
@@ -142,167 +134,82 @@ def split_pair(text: str, option: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
-class _Problem(Exception):
-    def __init__(self, name: str, message: str) -> None:
-        self.name = name
-        self.message = message
-
-
 def parse(data: bytes, path: str, expected_scope: str | None = None) -> Episode:
     """Parse an episode file's bytes, or raise FileFormatError with `path:line`."""
     if len(data) > MAX_FILE_BYTES:
         raise FileFormatError(path, None, f"file is {len(data)} bytes, over the {MAX_FILE_BYTES} byte limit")
-    _bom, front, body, first_line = split_frontmatter(data)
-    if front is None:
+    cut = yamlio.split(data, path)
+    if cut.front is None:
         raise FileFormatError(path, 1, "an episode file starts with `---`, its frontmatter, and a closing `---`")
-    text, raw = load_frontmatter(front, path, first_line)
+    raw = yamlio.load(cut.front, path, cut.first_line)
     try:
-        summary = body.decode("utf-8").strip()
+        summary = cut.body.decode("utf-8").strip()
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, len(data) - len(body) + exc.start) + 1
+        line = data.count(b"\n", 0, len(data) - len(cut.body) + exc.start) + 1
         raise FileFormatError(path, line, "summary is not valid UTF-8") from None
-    try:
-        return _episode(raw, summary, expected_scope)
-    except _Problem as problem:
-        raise FileFormatError(path, _line_of(text, problem.name) + first_line, problem.message) from None
-
-
-def _line_of(text: str, name: str) -> int:
-    """The 0-based frontmatter line where top-level field `name` starts (0 when absent)."""
-    match = re.search(rf"^{re.escape(name)}\s*:", text, re.MULTILINE)
-    return text.count("\n", 0, match.start()) if match else 0
-
-
-def _episode(raw: Any, summary: str, expected_scope: str | None) -> Episode:
     if not isinstance(raw, dict):
-        raise _Problem("", "frontmatter must be a mapping of episode fields")
-    for name in raw:
-        if name not in FIELDS:
-            raise _Problem(str(name), f"unknown episode field {name!r} (allowed: {', '.join(FIELDS)})")
-    for name in REQUIRED:
-        if raw.get(name) is None:
-            raise _Problem("", f"episode is missing `{name}`")
-    episode_id_ = _text(raw, "id")
-    if not ID_PATTERN.fullmatch(episode_id_):
-        raise _Problem("id", f"`id` is {episode_id_!r}, expected e- and 12 hex digits")
-    scope = _text(raw, "scope")
-    if expected_scope is not None and scope != expected_scope:
-        raise _Problem("scope", f"`scope: {scope}` does not match the folder's scope {expected_scope}")
-    outcome = raw.get("outcome") or "unknown"
-    if outcome not in OUTCOMES:
-        raise _Problem("outcome", f"`outcome` is {outcome!r}, expected one of {', '.join(OUTCOMES)}")
-    consolidated = raw.get("consolidated", False)
-    if not isinstance(consolidated, bool):
-        raise _Problem("consolidated", f"`consolidated` must be true or false, got {consolidated!r}")
-    return Episode(
-        id=episode_id_,
-        scope=scope,
-        started_at=_when(raw, "started_at") or "",
-        summary=summary,
-        session=_text(raw, "session") if raw.get("session") is not None else None,
-        ended_at=_when(raw, "ended_at"),
-        entities=_texts(raw, "entities"),
-        outcome=outcome,
-        events=_texts(raw, "events"),
-        source=_text(raw, "source") if raw.get("source") is not None else DEFAULT_SOURCE,
-        facts=[_candidate(item, n) for n, item in enumerate(_list(raw, "facts"), start=1)],
-        invalidates=[_invalidation(item, n) for n, item in enumerate(_list(raw, "invalidates"), start=1)],
-        consolidated=consolidated,
-    )
-
-
-def _scalar(value: Any, name: str) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool | int | float):
-        return str(value)
-    raise _Problem(name, f"`{name}` must be text, got {type(value).__name__}")
-
-
-def _text(raw: dict[str, Any], name: str) -> str:
-    text = _scalar(raw.get(name), name)
-    if "\n" in text or "\r" in text:
-        raise _Problem(name, f"`{name}` must be one line")
-    return text
-
-
-def _texts(raw: dict[str, Any], name: str) -> list[str]:
-    return [_scalar(item, name) for item in _list(raw, name)]
-
-
-def _list(raw: dict[str, Any], name: str) -> list[Any]:
-    value = raw.get(name)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _Problem(name, f"`{name}` must be a list")
-    return value
-
-
-def _when(raw: dict[str, Any], name: str) -> str | None:
-    value = raw.get(name)
-    if value is None:
-        return None
+        raise FileFormatError(path, cut.first_line, "frontmatter must be a mapping of episode fields")
+    if "summary" in raw:
+        line = yamlio.locate(cut.front, ("summary",)) + cut.first_line
+        raise FileFormatError(path, line, "unknown episode field 'summary' (the summary is the text below `---`)")
     try:
-        return clock.when_from_value(value)
-    except UsageError:
-        expected = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ"
-        raise _Problem(name, f"`{name}` is not a date: {value!r} (expected {expected})") from None
+        episode = Episode.model_validate({**raw, "summary": summary})
+    except ValidationError as exc:
+        # The line of the top-level field at fault: a person looks for `invalidates:`, then reads its items.
+        first = min(problems(exc, _describe), key=_priority)
+        raise FileFormatError(path, yamlio.locate(cut.front, first.where[:1]) + cut.first_line, first.message) from None
+    if expected_scope is not None and episode.scope != expected_scope:
+        line = yamlio.locate(cut.front, ("scope",)) + cut.first_line
+        raise FileFormatError(
+            path, line, f"`scope: {episode.scope}` does not match the folder's scope {expected_scope}"
+        )
+    return episode
 
 
-def _mapping(item: Any, name: str, number: int, allowed: tuple[str, ...]) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        raise _Problem(name, f"{name} #{number} must be a mapping with {' and '.join(allowed[:2])}")
-    for key in item:
-        if key not in allowed:
-            raise _Problem(name, f"{name} #{number}: unknown field {key!r} (allowed: {', '.join(allowed)})")
-    fact_key = _scalar(item.get("key", ""), name)
-    if not KEY_PATTERN.fullmatch(fact_key):
-        raise _Problem(name, f"{name} #{number}: `key` is {fact_key!r}, expected lower-case letters, digits, _ . -")
-    return item
+_FIELDS = tuple(Episode.model_fields)
 
 
-def _candidate(item: Any, number: int) -> CandidateFact:
-    item = _mapping(item, "facts", number, ("key", "value", "subject", "confidence"))
-    subject = item.get("subject")
-    confidence = item.get("confidence")
-    if subject is not None and subject not in SUBJECTS:
-        raise _Problem("facts", f"facts #{number}: `subject` is {subject!r}, expected one of {', '.join(SUBJECTS)}")
-    if confidence is not None and confidence not in CONFIDENCES:
-        raise _Problem("facts", f"facts #{number}: `confidence` is {confidence!r}, expected stated or inferred")
-    if item.get("value") is None:
-        raise _Problem("facts", f"facts #{number} is missing `value`")
-    return CandidateFact(item["key"], _scalar(item["value"], "facts"), subject, confidence)
+def _priority(problem: Problem) -> tuple[int, int]:
+    """Which problem an episode file reports: unknown fields, then missing ones, then the rest in field order."""
+    rank = {"unknown-field": 0, "missing": 1}.get(problem.kind, 2)
+    where = problem.where
+    return rank, _FIELDS.index(where[0]) if where and where[0] in _FIELDS else -1
 
 
-def _invalidation(item: Any, number: int) -> Invalidation:
-    item = _mapping(item, "invalidates", number, ("key", "reason"))
-    reason = item.get("reason")
-    return Invalidation(item["key"], "" if reason is None else _scalar(reason, "invalidates"))
+def _describe(loc: tuple[Any, ...], sentence: str) -> str:
+    """A validation error of an episode's frontmatter in the words of docs/FORMAT.md."""
+    if not loc:
+        return sentence
+    if len(loc) == 1:
+        if sentence.startswith("unknown field "):
+            return f"unknown episode field {loc[0]!r} (allowed: {', '.join(_FIELDS[:-1])})"
+        return f"episode is {sentence}" if sentence.startswith("missing ") else sentence
+    item = f"{loc[0]} #{loc[1] + 1}" if isinstance(loc[1], int) else str(loc[0])
+    if len(loc) == 2:
+        if loc[0] in ("facts", "invalidates"):
+            return f"{item} must be a mapping with key and {'value' if loc[0] == 'facts' else 'reason'}"
+        return sentence.replace(f"`{loc[1]}`", f"`{loc[0]}`")
+    if sentence.startswith("unknown field "):
+        allowed = CandidateFact.model_fields if loc[0] == "facts" else Invalidation.model_fields
+        return f"{item}: {sentence} (allowed: {', '.join(allowed)})"
+    if sentence.startswith("missing "):
+        return f"{item} is {sentence}"
+    return f"{item}: {sentence}"
 
 
 def serialize(episode: Episode) -> bytes:
     """An Episode as file bytes: canonical frontmatter (facts/invalidates only when present), then the summary."""
-    return dump_frontmatter(_front(episode)) + episode.summary.strip().encode("utf-8") + b"\n"
+    return yamlio.dump(_front(episode)) + episode.summary.strip().encode("utf-8") + b"\n"
 
 
 def _front(episode: Episode) -> dict[str, Any]:
-    front: dict[str, Any] = {
-        "id": episode.id,
-        "scope": episode.scope,
-        "session": episode.session,
-        "started_at": yaml_when(episode.started_at),
-        "ended_at": yaml_when(episode.ended_at) if episode.ended_at else None,
-        "entities": list(episode.entities),
-        "outcome": episode.outcome,
-        "events": list(episode.events),
-        "source": episode.source,
-    }
-    if episode.facts:
+    front = episode.model_dump(exclude={"summary"})
+    if not episode.facts:
+        del front["facts"]
+    else:
         front["facts"] = [f.to_dict() for f in episode.facts]
-    if episode.invalidates:
-        front["invalidates"] = [i.to_dict() for i in episode.invalidates]
-    front["consolidated"] = episode.consolidated
+    if not episode.invalidates:
+        del front["invalidates"]
     return front
 
 
@@ -317,9 +224,10 @@ def mark_consolidated(data: bytes, path: str) -> bytes:
     canonical form instead. Raises FileFormatError when the file does not parse.
     """
     episode = parse(data, path)
-    bom, front, body, _first_line = split_frontmatter(data)
-    assert front is not None  # parse() succeeded
-    start = len(bom) + data[len(bom) :].index(b"\n") + 1  # after the opening `---` line
+    cut = yamlio.split(data, path)
+    assert cut.front is not None  # parse() succeeded
+    front = cut.front.encode("utf-8")
+    start = len(cut.bom) + data[len(cut.bom) :].index(b"\n") + 1  # after the opening `---` line
     end = start + len(front)
     newline = b"\r\n" if data[start - 2 : start] == b"\r\n" else b"\n"
     if _FLAG.search(front):
@@ -333,4 +241,4 @@ def mark_consolidated(data: bytes, path: str) -> bytes:
             return marked
     except FileFormatError:
         pass
-    return bom + dump_frontmatter(_front(episode)) + body
+    return cut.bom + yamlio.dump(_front(episode)) + cut.body

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from memfiles.errors import HomeError, ScopeError
@@ -135,9 +136,9 @@ class Paths:
     def episodes_dir(self, scope: Scope) -> Path:
         return self._inside(self.scope_dir(scope) / EPISODES_DIR)
 
-    def episode_month_dir(self, scope: Scope, when: str) -> Path:
-        """The folder of one month's episodes (`episodes/YYYY/MM`) for a When such as 2026-08-03T14:02:00Z."""
-        return self._inside(self.episodes_dir(scope) / when[:4] / when[5:7])
+    def episode_month_dir(self, scope: Scope, when: date) -> Path:
+        """The folder of one month's episodes (`episodes/YYYY/MM`) for the UTC day an episode started."""
+        return self._inside(self.episodes_dir(scope) / f"{when.year:04d}" / f"{when.month:02d}")
 
     def episode_files(self, scope: Scope, first_month: str | None = None, last_month: str | None = None) -> list[Path]:
         """The scope's episode files (`episodes/YYYY/MM/*.md`, not DIGEST.md), oldest month first.

@@ -1,97 +1,87 @@
-"""The records memfiles keeps: facts, as plain typed values (no I/O). Write outcomes: memfiles.outcome."""
+"""A fact: the one model of a MEMORY.md fact (FORMAT.md, "Facts"), used by the file, the core and the API.
+
+Changing the format means changing this class and docs/FORMAT.md. Validation happens where data comes
+in (a file, the API, an extractor); the core then works on these objects and may change their status,
+`valid_to` and the like in place (supersession), as the outcome rules say.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import hashlib
+import re
 from typing import Any
 
-SUBJECTS = (
-    "user_preference",
-    "user_attribute",
-    "account_state",
-    "constraint",
-    "past_action",
-    "goal",
-)
-CONFIDENCES = ("stated", "inferred")
-STATUSES = ("active", "proposed", "conflict", "superseded", "expired", "retracted")
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+from memfiles import clock
+from memfiles.format.fields import Confidence, Key, OneLine, Status, Subject, When
+
 # Statuses that make up a key's current belief; the rest is history or pending review.
 CURRENT = ("active", "conflict")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+# Written even when empty (null); the other optional fields are left out when empty.
+ALWAYS_WRITTEN = frozenset(
+    {"id", "key", "value", "subject", "confidence", "source", "source_ref", "stated_at", "valid_from", "expires_at"}
+    | {"status"}
+)
 
 
-@dataclass(slots=True)
-class Fact:
-    """One keyed fact with its provenance and lifecycle (FORMAT.md, "Facts")."""
+class Fact(BaseModel):
+    """One keyed fact with its provenance and lifecycle. Fields in the order MEMORY.md writes them."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     id: str
-    key: str
-    value: str
-    subject: str
-    confidence: str
+    key: Key
+    value: OneLine
+    subject: Subject
+    confidence: Confidence
     source: str
-    stated_at: str
-    valid_from: str
-    status: str = "active"
-    source_ref: str | None = None
-    expires_at: str | None = None
-    valid_to: str | None = None
+    source_ref: OneLine | None = None
+    stated_at: When
+    # Not given: stated_at (set below). Typed as always set, which it is once a Fact exists.
+    valid_from: When = Field(default=None)  # type: ignore[assignment]
+    expires_at: When | None = None
+    status: Status = "active"
+    valid_to: When | None = None
     superseded_by: str | None = None
-    reason: str | None = None
-    last_confirmed: str | None = None
-    last_inferred: str | None = None
+    reason: OneLine | None = None
+    last_confirmed: When | None = None
+    last_inferred: When | None = None
+
+    @field_validator("valid_from", mode="wrap")
+    @classmethod
+    def _valid_from_may_be_left_out(cls, value: Any, handler: Any) -> Any:
+        return None if value is None else handler(value)
+
+    @model_validator(mode="after")
+    def _valid_from_defaults_to_stated_at(self) -> Fact:
+        if self.valid_from is None:
+            self.valid_from = self.stated_at
+        return self
+
+    @field_validator("id")
+    @classmethod
+    def _id_form(cls, value: str, info: ValidationInfo) -> str:
+        if not ID_PATTERN.fullmatch(value):
+            raise ValueError(f"`id` is {value!r}, expected an id such as f-3f9a1c2e")
+        return value
+
+    @field_validator("source")
+    @classmethod
+    def _source_given(cls, value: str) -> str:
+        if not value:
+            raise ValueError("`source` is '', expected a non-empty source such as user_statement")
+        return value
 
     @property
     def is_current(self) -> bool:
         return self.status in CURRENT
 
-    def to_dict(self) -> dict[str, str | None]:
-        """The fact as a dict in canonical field order; optional fields only when set."""
-        out: dict[str, str | None] = {}
-        for name in FIELD_ORDER:
-            value = getattr(self, name)
-            if value is not None or name in ALWAYS_WRITTEN:
-                out[name] = value
-        return out
-
-
-# Canonical order of fields in MEMORY.md, so diffs stay small (FORMAT.md, "Facts").
-FIELD_ORDER = (
-    "id",
-    "key",
-    "value",
-    "subject",
-    "confidence",
-    "source",
-    "source_ref",
-    "stated_at",
-    "valid_from",
-    "expires_at",
-    "status",
-    "valid_to",
-    "superseded_by",
-    "reason",
-    "last_confirmed",
-    "last_inferred",
-)
-ALWAYS_WRITTEN = frozenset(
-    (
-        "id",
-        "key",
-        "value",
-        "subject",
-        "confidence",
-        "source",
-        "source_ref",
-        "stated_at",
-        "valid_from",
-        "expires_at",
-        "status",
-    )
-)
-REQUIRED = frozenset(("id", "key", "value", "subject", "confidence", "source", "stated_at", "status"))
-# The fields that hold a When (written unquoted, `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ`).
-WHEN_FIELDS = ("stated_at", "valid_from", "expires_at", "valid_to", "last_confirmed", "last_inferred")
-assert set(FIELD_ORDER) == {f.name for f in fields(Fact)}
+    def to_dict(self) -> dict[str, Any]:
+        """The fact as MEMORY.md's field form (dates as text), optional fields only when set."""
+        data = self.model_dump(mode="json")
+        return {name: value for name, value in data.items() if value is not None or name in ALWAYS_WRITTEN}
 
 
 def normalise_value(value: str) -> str:
@@ -99,31 +89,16 @@ def normalise_value(value: str) -> str:
     return " ".join(value.split()).casefold()
 
 
-def sha(name: str) -> Any:
-    """The constructor of hash `name` (sha1 or sha256), as hashlib gives it: Python's own module where it has
-    one, since importing hashlib loads OpenSSL first (3-5 ms of every write)."""
-    import importlib
-
-    for module in {"sha1": ("_sha1",), "sha256": ("_sha256", "_sha2")}[name]:  # _sha2: Python 3.12 and later
-        try:
-            return getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
-            continue
-    import hashlib
-
-    return getattr(hashlib, name)
-
-
 def sha256_hex(text: str) -> str:
-    """The SHA-256 of `text` (UTF-8) in hex, as hashlib gives it."""
-    return str(sha("sha256")(text.encode("utf-8")).hexdigest())
+    """The SHA-256 of `text` (UTF-8) in hex."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def fact_id(key: str, value: str, stated_at: str, confidence: str, taken: set[str]) -> str:
+def fact_id(key: str, value: str, stated_at: str | clock.When, confidence: str, taken: set[str]) -> str:
     """A deterministic id (`f-` + 8 hex) so that two machines adding the same fact agree on its id."""
     salt = 0
     while True:
-        seed = f"{key}\0{normalise_value(value)}\0{stated_at}\0{confidence}\0{salt}"
+        seed = f"{key}\0{normalise_value(value)}\0{clock.iso(clock.parse_when(stated_at))}\0{confidence}\0{salt}"
         candidate = "f-" + sha256_hex(seed)[:8]
         if candidate not in taken:
             return candidate
@@ -131,5 +106,5 @@ def fact_id(key: str, value: str, stated_at: str, confidence: str, taken: set[st
 
 
 def sort_facts(facts: list[Fact]) -> list[Fact]:
-    """Canonical order: by key, then when stated, then id."""
-    return sorted(facts, key=lambda f: (f.key, f.stated_at[:10], f.stated_at, f.id))
+    """Canonical order: by key, then when stated (day first), then id."""
+    return sorted(facts, key=lambda f: (f.key, clock.order(f.stated_at), f.id))

@@ -7,14 +7,10 @@ its line (never an exception), so `mem lint` reports every broken file and goes 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from memfiles import clock
-from memfiles.errors import FileFormatError, UsageError
+from memfiles.errors import FileFormatError
 from memfiles.lint.findings import ERROR, WARNING, Finding, Rule
-
-if TYPE_CHECKING:
-    from memfiles.format.model import Fact
 
 OVERSIZE_BYTES = 256 * 1024
 
@@ -117,124 +113,42 @@ def _finding(code: str, line: int, message: str, excerpt: str = "") -> Finding:
     return Finding(code, rule.severity, message, max(line, 1), 1, excerpt)
 
 
-def _line_of(node: Any) -> int:
-    return int(node.start_mark.line) if node is not None else 0
-
-
-def _fact_nodes(root: Any) -> list[tuple[Any, dict[str, Any]]]:
-    """(mapping node, {field: value node}) for every fact item of the frontmatter's node tree."""
-    import yaml
-
-    if not isinstance(root, yaml.MappingNode):
-        return []
-    for key, value in root.value:
-        if key.value == "facts" and isinstance(value, yaml.SequenceNode):
-            items = []
-            for item in value.value:
-                fields = {k.value: v for k, v in item.value} if isinstance(item, yaml.MappingNode) else {}
-                items.append((item, fields))
-            return items
-    return []
-
-
-def _may_find(facts: list[Fact]) -> bool:
-    """Whether the fact checks of check_memory may report something about `facts`, read from a file as memfiles
-    writes it (so no field is unknown, no id twice and the file parses: MEM501-503 cannot apply). It may say yes
-    where they find nothing (an active fact that expires later), never the other way round."""
-    ids = {fact.id for fact in facts}
-    keys: set[str] = set()
-    for fact in facts:
-        if fact.superseded_by and fact.superseded_by != "null" and fact.superseded_by not in ids:
-            return True  # MEM507
-        if fact.status != "active":
-            continue
-        if fact.key in keys or fact.expires_at:  # MEM504, MEM505
-            return True
-        keys.add(fact.key)
-        if fact.confidence == "inferred" and (not fact.source_ref or fact.source_ref == "null"):
-            return True  # MEM506
-    return False
+_CODES = {"unknown-field": "MEM502", "duplicate-id": "MEM503", "missing": "MEM501", "format": "MEM501"}
 
 
 def check_memory(data: bytes, path: str) -> list[Finding]:
     """Structure findings (MEM5xx) for the bytes of one MEMORY.md.
 
-    A file exactly as memfiles writes it, whose facts give no check below anything to report (`_may_find`), is
-    done without PyYAML: the checks read PyYAML's nodes only for the lines of what they report. Importing it
-    took 18 ms of the process that meets a MEMORY.md, and composing the nodes more.
+    MEM501-503 are the problems the file format itself reports (memfiles.format.memoryfile.check, the
+    same validation every command uses); MEM504-507 look at what the facts that read as facts say.
     """
-    # Imported here: the file format takes 14 ms to load (PyYAML 18 more), which a lint run would pay before
-    # sharing out its files, though only the process that meets a MEMORY.md needs it.
-    from memfiles.format.memoryfile import TOP_LEVEL, parse, read_canonical, split_frontmatter
-    from memfiles.format.model import FIELD_ORDER
+    from memfiles.format.memoryfile import check
 
     found: list[Finding] = []
     if len(data) > OVERSIZE_BYTES:
         found.append(_finding("MEM508", 1, f"file is {len(data)} bytes, over {OVERSIZE_BYTES}"))
-    _bom, front, _body, first = split_frontmatter(data)
-    if front is None:
-        return found
-    doc = read_canonical(data)
-    if doc is not None and not _may_find(doc.facts):
-        return found
-    import yaml
-
     try:
-        loader: Any = yaml.CSafeLoader
-    except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-        loader = yaml.SafeLoader
-    offset = max(first, 1)
-    try:
-        root = yaml.compose(front.decode("utf-8"), Loader=loader)
-    except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
-        root = None  # parse() below names the line
-    # Field-level checks on the node tree come first: they can name every problem, not just the first.
-    if isinstance(root, yaml.MappingNode):
-        for key, _value in root.value:
-            if key.value not in TOP_LEVEL:
-                found.append(_finding("MEM502", _line_of(key) + offset, f"unknown frontmatter field {key.value!r}"))
-    facts = _fact_nodes(root)
-    seen: dict[str, int] = {}
+        checked = check(data, path)
+    except FileFormatError as exc:
+        return [*found, _finding("MEM501", exc.line or 1, exc.problem)]
+    found += [_finding(_CODES[problem.kind], line, problem.message) for line, problem in checked.problems]
     active: dict[str, int] = {}
     now = clock.now()
-    ids = {str(f["id"].value) for _, f in facts if "id" in f}
-    for item, fields in facts:
-        line = _line_of(item) + offset
-        for name, value in fields.items():
-            if name not in FIELD_ORDER:
-                found.append(_finding("MEM502", _line_of(value) + offset, f"unknown fact field {name!r}"))
-        get = {name: getattr(node, "value", None) for name, node in fields.items()}
-        fact_id = str(get.get("id"))
-        if fact_id in seen:
-            found.append(_finding("MEM503", line, f"duplicate fact id {fact_id!r} (first at line {seen[fact_id]})"))
-        seen.setdefault(fact_id, line)
-        if get.get("status") == "active":
-            key = str(get.get("key"))
-            if key in active:
+    for line, fact in checked.facts:
+        if fact.status == "active":
+            if fact.key in active:
+                other = active[fact.key]
                 found.append(
-                    _finding("MEM504", line, f"second active fact on key {key!r} (other at line {active[key]})")
+                    _finding("MEM504", line, f"second active fact on key {fact.key!r} (other at line {other})")
                 )
-            active.setdefault(key, line)
-            expires = get.get("expires_at")
-            try:
-                if expires and clock.compare(clock.when_from_value(expires), now) < 0:
-                    found.append(_finding("MEM505", line, f"active fact {fact_id} expired on {expires}"))
-            except UsageError:
-                pass  # not a date: parse() reports it
-            inferred = get.get("confidence") == "inferred"
-            if inferred and (not get.get("source_ref") or get.get("source_ref") == "null"):
-                found.append(_finding("MEM506", line, f"active inferred fact {fact_id} has no source_ref"))
-        target = get.get("superseded_by")
-        if target and target != "null" and str(target) not in ids:
-            found.append(
-                _finding("MEM507", line, f"fact {fact_id} is superseded_by {target!r}, which is not in the file")
-            )
-    try:
-        if doc is None:  # a file read_canonical read parses
-            parse(data, path)
-    except FileFormatError as exc:
-        line = exc.line or 1
-        known = {(f.line, f.code) for f in found}
-        if not any(code in ("MEM502", "MEM503") and at == line for at, code in known):
-            found.append(_finding("MEM501", line, exc.problem))
+            active.setdefault(fact.key, line)
+            if fact.expires_at and clock.compare(fact.expires_at, now) < 0:
+                expired = clock.iso(fact.expires_at)
+                found.append(_finding("MEM505", line, f"active fact {fact.id} expired on {expired}"))
+            if fact.confidence == "inferred" and not fact.source_ref:
+                found.append(_finding("MEM506", line, f"active inferred fact {fact.id} has no source_ref"))
+        if fact.superseded_by and fact.superseded_by not in checked.ids:
+            target = fact.superseded_by
+            message = f"fact {fact.id} is superseded_by {target!r}, which is not in the file"
+            found.append(_finding("MEM507", line, message))
     return found

@@ -15,16 +15,18 @@ A refused value (instruction- or secret-shaped, over a limit) is skipped and rep
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memfiles import clock
+from memfiles.clock import When
 from memfiles.errors import MemError, RefusedError
 from memfiles.format import digest, episodes
 from memfiles.format.config import Config
 from memfiles.format.episodes import Episode
+from memfiles.format.fields import Status
 from memfiles.format.memoryfile import MemoryDoc, serialize
 from memfiles.format.model import Fact
 from memfiles.ops import scopefiles, supersession, writepath
@@ -33,7 +35,7 @@ from memfiles.ops.writepath import FileChanges, NewFact
 
 if TYPE_CHECKING:
     from memfiles.format.layout import Paths, Scope
-    from memfiles.schema import ExtractorOutput
+    from memfiles.schema import ExtractorDecision, ExtractorOutput
 
 LISTED_LINES = 50  # change lines and folded files named in a commit message; the rest are counted
 SOURCE = "consolidation"
@@ -60,7 +62,7 @@ class Plan:
     """The changes consolidation makes to one scope, and why."""
 
     scope: str
-    now: str
+    now: When
     facts: list[Fact]
     pending: list[Episode]
     summary: Summary = field(default_factory=Summary)
@@ -80,7 +82,7 @@ class Plan:
         counts = {item.name: getattr(self.summary, item.name) for item in fields(Summary)}
         return {
             "scope": self.scope,
-            "now": self.now,
+            "now": clock.iso(self.now),
             "dry_run": self.dry_run,
             "committed": self.changed and not self.dry_run,
             "extractor": self.extractor,
@@ -96,18 +98,18 @@ class Plan:
 def plan(
     files: ScopeFiles,
     config: Config,
-    now: str,
+    now: When,
     older_than_days: float,
     answer: ExtractorOutput | None = None,
     seen: set[str] | None = None,
 ) -> Plan:
     """Plan one scope's consolidation (pure). `seen` limits the episodes applied to those an extractor read."""
     scope = str(files.scope)
-    facts = [replace(f) for f in files.memory.facts]
+    facts = [f.model_copy() for f in files.memory.facts]
     before = {f.id: f.status for f in files.memory.facts}
     pending = sorted(
         (s for s in files.episodes if not s.episode.consolidated and (seen is None or s.episode.id in seen)),
-        key=lambda s: (s.episode.started_at[:10], s.episode.started_at, s.episode.id),
+        key=lambda s: (clock.order(s.episode.started_at), s.episode.id),
     )
     result = Plan(scope, now, facts, [s.episode for s in pending])
     result.notes += [f"skipped {problem} (left as it is)" for problem in files.problems]
@@ -124,7 +126,7 @@ def plan(
     return result
 
 
-def _supersede(fact: Fact, status: str, end: str, by: str | None, reason: str) -> None:
+def _supersede(fact: Fact, status: Status, end: When, by: str | None, reason: str) -> None:
     fact.status, fact.valid_to, fact.superseded_by, fact.reason = status, end, by, reason
 
 
@@ -135,14 +137,14 @@ def _ended(facts: list[Fact], key: str) -> None:
         current[0].status, current[0].reason = "active", None
 
 
-def _expire(facts: list[Fact], config: Config, now: str, plan: Plan) -> None:
-    for fact in sorted((f for f in facts if f.is_current), key=lambda f: (f.key, f.stated_at, f.id)):
+def _expire(facts: list[Fact], config: Config, now: When, plan: Plan) -> None:
+    for fact in sorted((f for f in facts if f.is_current), key=lambda f: (f.key, clock.order(f.stated_at), f.id)):
         if clock.compare(fact.stated_at, now) > 0:
             continue  # stated after now (a replay with an earlier clock): not ours to judge
         if fact.expires_at:  # an explicit expiry wins over the subject's TTL
-            end, reason = fact.expires_at, f"expired on {fact.expires_at[:10]} (expires_at)"
+            end, reason = fact.expires_at, f"expired on {clock.day(fact.expires_at)} (expires_at)"
         else:
-            days = config.ttl_days.get(fact.subject, 0)
+            days = config.ttl_days(fact.subject)
             if days <= 0:
                 continue
             end = clock.shift_days(supersession.latest(fact), days)
@@ -158,7 +160,9 @@ def _apply_episode(facts: list[Fact], episode: Episode, config: Config, plan: Pl
     start = episode.started_at
     for stale in episode.invalidates:
         try:
-            writepath.check_text_field(f"reason for invalidating {stale.key}", stale.reason, config.max_value_chars)
+            writepath.check_text_field(
+                f"reason for invalidating {stale.key}", stale.reason, config.memory.max_value_chars
+            )
         except RefusedError as exc:
             plan.refused.append(f"{episode.id} invalidates {stale.key}: {exc.rule}: {exc.why}")
             continue
@@ -181,7 +185,7 @@ def _apply_episode(facts: list[Fact], episode: Episode, config: Config, plan: Pl
 def _subject_of(facts: list[Fact], key: str) -> str:
     """A candidate without a subject takes its key's (newest) subject, else user_preference."""
     known = [f for f in facts if f.key == key]
-    return max(known, key=lambda f: f.stated_at).subject if known else "user_preference"
+    return max(known, key=lambda f: clock.order(f.stated_at)).subject if known else "user_preference"
 
 
 def _write(facts: list[Fact], new: NewFact, config: Config, plan: Plan, what: str) -> None:
@@ -201,18 +205,24 @@ def _write(facts: list[Fact], new: NewFact, config: Config, plan: Plan, what: st
 
 
 def _apply_answer(
-    facts: list[Fact], answer: ExtractorOutput, pending: list[Episode], config: Config, now: str, plan: Plan
+    facts: list[Fact], answer: ExtractorOutput, pending: list[Episode], config: Config, now: When, plan: Plan
 ) -> None:
     from memfiles.ops import extractor
 
     current = {f.id: f for f in facts if f.is_current}
     extractor.check_ids(answer, set(current), {e.id for e in pending})  # raises: nothing is applied
     starts = {e.id: e.started_at for e in pending}
-    for status, decisions in (("superseded", answer.supersede), ("expired", answer.expire)):
+    outcomes: tuple[tuple[Status, list[ExtractorDecision]], ...] = (
+        ("superseded", answer.supersede),
+        ("expired", answer.expire),
+    )
+    for status, decisions in outcomes:
         for decision in decisions:
             fact = current[decision.id]
             try:
-                writepath.check_text_field(f"reason for {status} {fact.id}", decision.reason, config.max_value_chars)
+                writepath.check_text_field(
+                    f"reason for {status} {fact.id}", decision.reason, config.memory.max_value_chars
+                )
             except RefusedError as exc:
                 plan.refused.append(f"extractor {status} {fact.id}: {exc.rule}: {exc.why}")
                 continue
@@ -232,7 +242,7 @@ def _apply_answer(
         _write(facts, new, config, plan, f"extractor new #{number} {proposal.key}")
 
 
-def _count(before: dict[str, str], facts: list[Fact], plan: Plan) -> None:
+def _count(before: Mapping[str, str], facts: list[Fact], plan: Plan) -> None:
     summary = plan.summary
     for fact in facts:
         old = before.get(fact.id)
@@ -249,7 +259,7 @@ def _files(
     files: ScopeFiles,
     facts: list[Fact],
     pending: list[StoredEpisode],
-    now: str,
+    now: When,
     older_than_days: float,
     plan: Plan,
 ) -> FileChanges | None:
@@ -297,7 +307,7 @@ def _files(
 
 def _digests(files: ScopeFiles, folds: list[StoredEpisode], plan: Plan) -> list[tuple[Path, str, bytes]]:
     by_digest: dict[str, list[StoredEpisode]] = {}
-    for stored in sorted(folds, key=lambda s: (s.episode.started_at[:10], s.episode.started_at, s.episode.id)):
+    for stored in sorted(folds, key=lambda s: (clock.order(s.episode.started_at), s.episode.id)):
         by_digest.setdefault(stored.digest_relpath, []).append(stored)
     writes: list[tuple[Path, str, bytes]] = []
     for relpath, group in sorted(by_digest.items()):
@@ -365,8 +375,8 @@ def _run_scope(
     from memfiles.ops import extractor
 
     now = clock.now()
-    days = config.older_than_days if options.older_than_days is None else options.older_than_days
-    command = (config.extractor if options.extractor is None else options.extractor).strip()
+    days = config.consolidate.older_than_days if options.older_than_days is None else options.older_than_days
+    command = (config.consolidate.extractor if options.extractor is None else options.extractor).strip()
     answer: ExtractorOutput | None = None
     seen: set[str] | None = None
     if command:
@@ -377,7 +387,7 @@ def _run_scope(
             current = [f for f in staged.facts if f.is_current]
             payload = extractor.request(str(scope), now, current, staged.pending)
             try:
-                answer = extractor.run(command, payload, config.extractor_timeout)
+                answer = extractor.run(command, payload, config.consolidate.extractor_timeout)
             except extractor.ExtractorError as exc:
                 raise extractor.ExtractorError(f"{scope}: {exc}") from None
 

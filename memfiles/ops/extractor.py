@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from memfiles import clock
+from memfiles.clock import When
 from memfiles.errors import MemError, UsageError
 from memfiles.format.episodes import Episode
 from memfiles.format.model import Fact
@@ -46,14 +48,14 @@ def prompt() -> str:
     return resources.files("memfiles").joinpath(PROMPT_RESOURCE).read_text(encoding="utf-8")
 
 
-def request(scope: str, now: str, facts: Iterable[Fact], episodes: Iterable[Episode]) -> dict[str, Any]:
+def request(scope: str, now: When, facts: Iterable[Fact], episodes: Iterable[Episode]) -> dict[str, Any]:
     """The JSON request an extractor reads: the prompt, the current facts, the new episodes and the answer schema."""
     from memfiles.schema import extractor_schema
 
     return {
         "version": REQUEST_VERSION,
         "scope": scope,
-        "now": now,
+        "now": clock.iso(now),
         "prompt": prompt(),
         "facts": [f.to_dict() for f in facts],
         "episodes": [e.to_dict() for e in episodes],

@@ -19,11 +19,12 @@ The notes below the frontmatter are merged as text by a caller-supplied three-wa
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from memfiles import clock
+from memfiles.clock import When
 from memfiles.format.memoryfile import MemoryDoc
 from memfiles.format.model import Fact, fact_id, normalise_value, sort_facts
 from memfiles.ops import supersession
@@ -87,7 +88,7 @@ def merge_facts(base: list[Fact], ours: list[Fact], theirs: list[Fact], scope: s
         else:
             chosen = _combine(mine, other, fid in kept_a, fid in kept_b)
         assert chosen is not None
-        merged.append(copy.copy(chosen))
+        merged.append(chosen.model_copy())
     for key in sorted(contested):
         merged = _replay(merged, key, scope)
     return sort_facts(merged)
@@ -135,7 +136,7 @@ def _combine(a: Fact, b: Fact, kept_a: bool, kept_b: bool) -> Fact:
         first = a if a.confidence == "stated" else b  # a statement upgraded an inference: it stays upgraded
     else:
         first = min(a, b, key=_order)  # a total order on the fields: the result cannot depend on the side
-    out = copy.copy(first)
+    out = first.model_copy()
     if max(rank_a, rank_b) == _PERSON_KEPT:
         # Kept by a person on one side, ended by a person on the other: back to the rules.
         out.status, out.valid_to, out.superseded_by, out.reason = "active", None, None, None
@@ -150,10 +151,10 @@ def _order(fact: Fact) -> tuple[tuple[bool, str], ...]:
     return tuple((value is None, value or "") for value in fact.to_dict().values())
 
 
-def _latest(x: str | None, y: str | None) -> str | None:
+def _latest(x: When | None, y: When | None) -> When | None:
     if x is None or y is None:
         return x or y
-    return x if (x[:10], x) >= (y[:10], y) else y
+    return x if clock.order(x) >= clock.order(y) else y
 
 
 def _replay(facts: list[Fact], key: str, scope: str) -> list[Fact]:

@@ -11,14 +11,14 @@ is settled against them by `stated_at`, never by arrival order:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
 from memfiles import clock
+from memfiles.clock import When
 from memfiles.format.model import Fact, fact_id, normalise_value, sort_facts
 from memfiles.outcome import Outcome
 
 
-def latest(fact: Fact) -> str:
+def latest(fact: Fact) -> When:
     """When a fact was last said: a reinforcement restates it, so it counts from then."""
     return fact.last_confirmed or fact.stated_at
 
@@ -63,7 +63,7 @@ def settle(candidates: list[Fact], new: Fact) -> None:
             continue
         beaters = [o for o in candidates if o is not fact and beats(o, fact)]
         # Prefer a winner as the successor, then the newest beater, so the history chain is short.
-        beaters.sort(key=lambda o: (o in winners, latest(o)[:10], latest(o)), reverse=True)
+        beaters.sort(key=lambda o: (o in winners, clock.order(latest(o))), reverse=True)
         _supersede(fact, beaters[0], _reason(beaters[0], fact, new))
     for fact in winners:
         if fact.status == "conflict":
@@ -98,7 +98,7 @@ def reinforce(target: Fact, new: Fact) -> None:
         target.expires_at = new.expires_at
 
 
-def _note_inference(target: Fact, when: str) -> None:
+def _note_inference(target: Fact, when: When) -> None:
     """Keep the time of an absorbed inference when it is later than anything `target` was stated at."""
     if clock.compare(when, latest(target)) > 0 and (
         target.last_inferred is None or clock.compare(when, target.last_inferred) > 0
@@ -106,7 +106,7 @@ def _note_inference(target: Fact, when: str) -> None:
         target.last_inferred = when
 
 
-def last_said(fact: Fact) -> str:
+def last_said(fact: Fact) -> When:
     """The last time anything repeated this fact, an absorbed inference included."""
     if fact.last_inferred and clock.compare(fact.last_inferred, latest(fact)) > 0:
         return fact.last_inferred
@@ -162,26 +162,27 @@ def replay_statements(facts: list[Fact]) -> list[Fact]:
         fact.valid_to = fact.superseded_by = fact.reason = fact.last_confirmed = fact.last_inferred = None
         statements.append(fact)
         if restated:
-            statements.append(replace(fact, id="", stated_at=restated, valid_from=restated))
+            statements.append(fact.model_copy(update={"id": "", "stated_at": restated, "valid_from": restated}))
         if inferred:
             statements.append(
-                replace(
-                    fact,
-                    id="",
-                    confidence="inferred",
-                    source="agent_summary",
-                    source_ref=None,
-                    stated_at=inferred,
-                    valid_from=inferred,
-                    expires_at=None,
+                fact.model_copy(
+                    update={
+                        "id": "",
+                        "confidence": "inferred",
+                        "source": "agent_summary",
+                        "source_ref": None,
+                        "stated_at": inferred,
+                        "valid_from": inferred,
+                        "expires_at": None,
+                    }
                 )
             )
     return statements
 
 
-def replay_order(fact: Fact) -> tuple[str, str, bool, str, str]:
+def replay_order(fact: Fact) -> tuple[tuple[object, ...], bool, str, str]:
     """The order a replay settles statements in: when said, an inference before a statement at the same time."""
-    return (fact.stated_at[:10], fact.stated_at, fact.confidence != "inferred", fact.value, fact.id)
+    return (clock.order(fact.stated_at), fact.confidence != "inferred", fact.value, fact.id)
 
 
 def _step(facts: list[Fact], new: Fact) -> Fact | None:
@@ -213,7 +214,8 @@ def _describe(facts: list[Fact], new: Fact, absorbed_by: Fact | None, scope: str
         return Outcome(kind="reinforced", scope=scope, key=new.key, fact_id=absorbed_by.id)
     if new.status == "conflict":
         rivals = sorted(
-            (f for f in facts if f.key == new.key and f.status == "conflict"), key=lambda f: (f.stated_at, f.id)
+            (f for f in facts if f.key == new.key and f.status == "conflict"),
+            key=lambda f: (clock.order(f.stated_at), f.id),
         )
         return Outcome(kind="conflict", scope=scope, key=new.key, fact_id=new.id, ids=[f.id for f in rivals])
     if new.status == "superseded":
@@ -241,7 +243,7 @@ def _later_history(facts: list[Fact], new: Fact) -> Fact | None:
     return None
 
 
-def resolve(facts: list[Fact], key: str, keep_id: str, today: str) -> list[Fact]:
+def resolve(facts: list[Fact], key: str, keep_id: str, today: When) -> list[Fact]:
     """A person ends a conflict: `keep_id` becomes active, the key's other current facts are superseded."""
     keep = next((f for f in facts if f.id == keep_id and f.key == key), None)
     if keep is None or not keep.is_current:
@@ -257,7 +259,7 @@ def resolve(facts: list[Fact], key: str, keep_id: str, today: str) -> list[Fact]
     return ended
 
 
-def valid_at(fact: Fact, when: str) -> bool:
+def valid_at(fact: Fact, when: When) -> bool:
     """Whether a fact was believed at `when` (world time: valid_from <= when < valid_to)."""
     if fact.status in ("proposed", "retracted"):
         return False

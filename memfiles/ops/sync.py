@@ -290,7 +290,7 @@ def run_merge_driver(base: Path, ours: Path, theirs: Path, relpath: str) -> bool
         return gitrepo.merge_file(old, mine, other, ("ours", "base", "theirs"))
 
     result = merge.merge(docs["base"], docs["ours"], docs["theirs"], merge_text)
-    if any(memoryfile.split_frontmatter(data)[1] is not None for data in raw.values()):
+    if any(memoryfile.has_frontmatter(data) for data in raw.values()):
         data = memoryfile.serialize(result.doc)
     else:  # notes only, no facts on any side: do not add a frontmatter nobody wrote
         data = result.doc.bom + result.doc.body

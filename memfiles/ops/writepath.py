@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from memfiles import clock
+from memfiles.clock import When
 from memfiles.errors import GitError, MemError, NotFoundError, RefusedError
 from memfiles.format.config import Config
+from memfiles.format.fields import KEY_PATTERN, SUBJECTS
 from memfiles.format.layout import Paths, Scope
-from memfiles.format.memoryfile import KEY_PATTERN, MemoryDoc, serialize
-from memfiles.format.model import SUBJECTS, Fact, fact_id
+from memfiles.format.memoryfile import MemoryDoc, serialize
+from memfiles.format.model import Fact, fact_id
 from memfiles.lint.rules import guard
 from memfiles.ops import supersession
 from memfiles.outcome import Outcome
@@ -28,7 +30,7 @@ from memfiles.store import gitrepo
 from memfiles.store.files import atomic_write, git_lock, read_memory, scope_lock
 
 if TYPE_CHECKING:  # episode writes and whole-scope changes import these (a fact's write does not: 3 ms)
-    from memfiles.format.episodes import CandidateFact, Episode, Invalidation
+    from memfiles.format.episodes import Episode
     from memfiles.ops.scopefiles import Progress, ScopeFiles
 
 T = TypeVar("T")
@@ -45,8 +47,8 @@ class NewFact:
     inferred: bool = False
     source: str | None = None
     ref: str | None = None
-    at: str | None = None
-    expires: str | None = None
+    at: str | When | None = None
+    expires: str | When | None = None
 
 
 def check_text_field(name: str, text: str, limit: int, one_line: bool = True) -> None:
@@ -77,31 +79,42 @@ def validate(new: NewFact, config: Config) -> Fact:
     if new.subject not in SUBJECTS:
         raise MemError(f"invalid subject {new.subject!r}: use one of {', '.join(SUBJECTS)}")
     source = new.source or ("agent_summary" if new.inferred else "user_statement")
-    if source not in config.allowed_sources:
+    if source not in config.sources.allowed:
         raise RefusedError(
             "MEM601",
-            f"source {source!r} is not allowed (mem.toml [sources] allowed: {', '.join(config.allowed_sources)}); "
+            f"source {source!r} is not allowed (mem.toml [sources] allowed: {', '.join(config.sources.allowed)}); "
             "text an agent read from the web or a tool is how injected instructions become memory",
         )
-    check_text_field("value", new.value, config.max_value_chars)
+    check_text_field("value", new.value, config.memory.max_value_chars)
     if new.ref:
-        check_text_field("source_ref", new.ref, config.max_value_chars)
+        check_text_field("source_ref", new.ref, config.memory.max_value_chars)
     stated_at = clock.parse_when(new.at) if new.at else clock.now()
-    expires = clock.parse_date_or_days(new.expires, start=stated_at) if new.expires else None
+    expires = _expiry(new.expires, stated_at)
     confidence = "inferred" if new.inferred else "stated"
-    return Fact(
-        id=fact_id(new.key, new.value, stated_at, confidence, set()),
-        key=new.key,
-        value=new.value.strip(),
-        subject=new.subject,
-        confidence=confidence,
-        source=source,
-        source_ref=new.ref,
-        stated_at=stated_at,
-        valid_from=stated_at,
-        expires_at=expires,
-        status="active",
+    return Fact.model_validate(
+        {
+            "id": fact_id(new.key, new.value, stated_at, confidence, set()),
+            "key": new.key,
+            "value": new.value.strip(),
+            "subject": new.subject,
+            "confidence": confidence,
+            "source": source,
+            "source_ref": new.ref,
+            "stated_at": stated_at,
+            "valid_from": stated_at,
+            "expires_at": expires,
+            "status": "active",
+        }
     )
+
+
+def _expiry(expires: str | When | None, stated_at: When) -> When | None:
+    """`--expires`: a date, a datetime, or `Nd` after the fact was stated."""
+    if expires is None or expires == "":
+        return None
+    if isinstance(expires, str):
+        return clock.parse_date_or_days(expires, start=stated_at)
+    return clock.parse_when(expires)
 
 
 def transaction(paths: Paths, scope: Scope, change: Callable[[MemoryDoc], tuple[T, str | None]]) -> T:
@@ -132,10 +145,10 @@ def add_fact(paths: Paths, config: Config, scope: Scope, new: NewFact) -> Outcom
 
 def settle(facts: list[Fact], fact: Fact, config: Config, scope: str) -> Outcome:
     """Settle a validated fact into a scope's facts, in place: the fact limit, review mode, then supersession."""
-    if len(facts) >= config.max_facts_per_scope:
+    if len(facts) >= config.memory.max_facts_per_scope:
         raise RefusedError("MEM603", f"{scope} holds {len(facts)} facts, the limit (mem.toml max_facts_per_scope)")
     fact.id = fact_id(fact.key, fact.value, fact.stated_at, fact.confidence, {f.id for f in facts})
-    if fact.source in config.review_sources:
+    if fact.source in config.sources.review:
         fact.status = "proposed"
         facts.append(fact)
         return Outcome(kind="proposed", scope=scope, key=fact.key, fact_id=fact.id)
@@ -220,14 +233,32 @@ class NewEpisode:
 
     summary: str
     session: str | None = None
-    at: str | None = None
-    ended: str | None = None
+    at: str | When | None = None
+    ended: str | When | None = None
     entities: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     outcome: str = "unknown"
-    facts: list[CandidateFact] = field(default_factory=list)
-    invalidates: list[Invalidation] = field(default_factory=list)
+    facts: list[NewCandidate] = field(default_factory=list)
+    invalidates: list[NewInvalidation] = field(default_factory=list)
     source: str | None = None
+
+
+@dataclass(slots=True)
+class NewCandidate:
+    """A candidate fact a writer puts in an episode (`--fact KEY=VALUE`), before validation."""
+
+    key: str
+    value: str
+    subject: str | None = None
+    confidence: str | None = None
+
+
+@dataclass(slots=True)
+class NewInvalidation:
+    """A key a writer says the episode makes stale (`--invalidates KEY=REASON`), before validation."""
+
+    key: str
+    reason: str
 
 
 @dataclass(slots=True)
@@ -247,58 +278,63 @@ class EpisodeWrite:
 
 def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
     """Turn a NewEpisode into an Episode, or raise RefusedError/MemError saying what is wrong. Opens no file."""
-    from memfiles.format.episodes import DEFAULT_SOURCE, OUTCOMES, CandidateFact, Episode, Invalidation, episode_id
+    from memfiles.format.episodes import DEFAULT_SOURCE, OUTCOMES, Episode, episode_id
 
     source = new.source or DEFAULT_SOURCE
-    if source not in config.allowed_sources:
+    if source not in config.sources.allowed:
         raise RefusedError(
             "MEM601",
-            f"source {source!r} is not allowed (mem.toml [sources] allowed: {', '.join(config.allowed_sources)})",
+            f"source {source!r} is not allowed (mem.toml [sources] allowed: {', '.join(config.sources.allowed)})",
         )
     summary = new.summary.replace("\r\n", "\n").strip()
     size = len(summary) + sum(len(e) for e in new.events)
-    if size > config.max_episode_chars:
+    if size > config.memory.max_episode_chars:
         raise RefusedError(
             "MEM602",
-            f"episode is {size} characters (summary plus events), over the limit of {config.max_episode_chars} "
+            f"episode is {size} characters (summary plus events), over the limit of {config.memory.max_episode_chars} "
             "(mem.toml max_episode_chars)",
         )
-    check_text_field("summary", summary, config.max_episode_chars, one_line=False)
+    check_text_field("summary", summary, config.memory.max_episode_chars, one_line=False)
     if new.session is not None:
-        check_text_field("session", new.session, config.max_value_chars)
+        check_text_field("session", new.session, config.memory.max_value_chars)
     for entity in new.entities:
-        check_text_field("entity", entity, config.max_value_chars)
+        check_text_field("entity", entity, config.memory.max_value_chars)
     for event in new.events:
-        check_text_field("event", event, config.max_value_chars)
+        check_text_field("event", event, config.memory.max_value_chars)
     if new.outcome not in OUTCOMES:
         raise MemError(f"invalid outcome {new.outcome!r}: use one of {', '.join(OUTCOMES)}")
     for candidate in new.facts:
         _check_key(candidate.key)
-        check_text_field(f"fact {candidate.key}", candidate.value, config.max_value_chars)
+        check_text_field(f"fact {candidate.key}", candidate.value, config.memory.max_value_chars)
         if candidate.subject is not None and candidate.subject not in SUBJECTS:
             raise MemError(f"invalid subject {candidate.subject!r}: use one of {', '.join(SUBJECTS)}")
         if candidate.confidence not in (None, "stated", "inferred"):
             raise MemError(f"invalid confidence {candidate.confidence!r}: use stated or inferred")
     for stale in new.invalidates:
         _check_key(stale.key)
-        check_text_field(f"reason for invalidating {stale.key}", stale.reason, config.max_value_chars)
+        check_text_field(f"reason for invalidating {stale.key}", stale.reason, config.memory.max_value_chars)
     started = clock.parse_when(new.at) if new.at else clock.now()
     ended = clock.parse_when(new.ended) if new.ended else None
     if ended is not None and clock.compare(ended, started) < 0:
         raise MemError(f"the episode ends ({ended}) before it starts ({started}); check --at and --ended")
-    return Episode(
-        id=episode_id(str(scope), new.session, started, summary),
-        scope=str(scope),
-        started_at=started,
-        summary=summary,
-        session=new.session.strip() if new.session else None,
-        ended_at=ended,
-        entities=[e.strip() for e in new.entities],
-        outcome=new.outcome,
-        events=[e.strip() for e in new.events],
-        source=source,
-        facts=[CandidateFact(c.key, c.value.strip(), c.subject, c.confidence) for c in new.facts],
-        invalidates=[Invalidation(i.key, i.reason.strip()) for i in new.invalidates],
+    return Episode.model_validate(
+        {
+            "id": episode_id(str(scope), new.session, started, summary),
+            "scope": str(scope),
+            "started_at": started,
+            "summary": summary,
+            "session": new.session.strip() if new.session else None,
+            "ended_at": ended,
+            "entities": [e.strip() for e in new.entities],
+            "outcome": new.outcome,
+            "events": [e.strip() for e in new.events],
+            "source": source,
+            "facts": [
+                {"key": c.key, "value": c.value.strip(), "subject": c.subject, "confidence": c.confidence}
+                for c in new.facts
+            ],
+            "invalidates": [{"key": i.key, "reason": i.reason.strip()} for i in new.invalidates],
+        }
     )
 
 
@@ -313,7 +349,7 @@ def _place(paths: Paths, scope: Scope, episode: Episode) -> tuple[Path, bool]:
     """The free file name for `episode` (`-2`, `-3`… on a collision), or the file that already holds it."""
     from memfiles.format import episodes
 
-    folder = paths.episode_month_dir(scope, episode.started_at)
+    folder = paths.episode_month_dir(scope, clock.day(episode.started_at))
     attempt = 1
     while True:
         path = folder / episodes.file_name(episode, attempt)

@@ -20,8 +20,8 @@ from memfiles.store.files import locked
 # stored in it does: the encoding of episodes, documents or facts (memfiles.recall.index_records), how
 # episodes and MEMORY.md are parsed, or how an episode is described for ranking (its terms, passages
 # and length: memfiles.recall.ranking.episode_document, memfiles.recall.words). A new version gets a
-# new file, built from the markdown at the next recall. tests/test_index.py pins what version 5 stores.
-INDEX_VERSION = 5
+# new file, built from the markdown at the next recall. tests/test_index.py pins what each version stores.
+INDEX_VERSION = 6
 _OTHER_VERSIONS_KEPT = 7 * 86400  # another version's index unused this long is removed
 BUSY_MS = 10_000
 SCHEMA = """

@@ -1,7 +1,7 @@
 """What the recall index stores, and how: episodes and documents as compressed JSON, terms as FTS5 tokens,
 MEMORY.md's facts with the file's bytes.
 
-Episodes and documents are encoded generically, field by field, so a new field needs no change here;
+Episodes and facts are stored as their models' JSON, documents field by field, so a new field needs no change here;
 what they hold is still part of the index's format (memfiles.recall.index_file.INDEX_VERSION).
 """
 
@@ -15,7 +15,7 @@ import zlib
 from typing import Any
 
 from memfiles.format import memoryfile
-from memfiles.format.episodes import CandidateFact, Episode, Invalidation
+from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.model import Fact
 from memfiles.recall.ranking import Document
@@ -56,24 +56,14 @@ def decode_document(blob: bytes) -> Document:
     return Document(**data)
 
 
-def _record(value: Any) -> dict[str, Any]:
-    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-
-
 def encode_episode(episode: Episode) -> bytes:
-    """An Episode as compressed JSON with every field (candidate facts and invalidations as mappings)."""
-    data = _record(episode)
-    data["facts"] = [_record(f) for f in episode.facts]
-    data["invalidates"] = [_record(i) for i in episode.invalidates]
-    return zlib.compress(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), 1)
+    """An Episode as compressed JSON with every field (the model's own JSON: dates as text)."""
+    return zlib.compress(episode.model_dump_json().encode("utf-8"), 1)
 
 
 def decode_episode(blob: bytes) -> Episode:
     """The Episode `encode_episode` stored."""
-    data = json.loads(zlib.decompress(blob))
-    data["facts"] = [CandidateFact(**f) for f in data["facts"]]
-    data["invalidates"] = [Invalidation(**i) for i in data["invalidates"]]
-    return Episode(**data)
+    return Episode.model_validate_json(zlib.decompress(blob))
 
 
 _PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
@@ -107,10 +97,10 @@ def memory_facts(conn: sqlite3.Connection, paths: Paths, scope: Scope) -> list[F
         return read_memory(paths, scope).facts  # it says what is wrong, as without the index
     row = conn.execute("SELECT raw, facts FROM memory").fetchone()
     if row is not None and row[0] == data:  # the whole file compared: no stat or clock to trust
-        return [Fact(**fact) for fact in json.loads(row[1])]
+        return [Fact.model_validate(fact) for fact in json.loads(row[1])]
     doc = memoryfile.parse(data, paths.relative(path), expected_scope=str(scope))  # raises as read_memory does
     try:
-        saved = json.dumps([_record(f) for f in doc.facts], ensure_ascii=False)
+        saved = json.dumps([f.model_dump(mode="json") for f in doc.facts], ensure_ascii=False)
         conn.execute("INSERT OR REPLACE INTO memory VALUES (1, ?, ?)", (data, saved))
     except sqlite3.Error:
         pass  # a cache that cannot be written is only slower

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from memfiles import clock
+from memfiles.clock import When
 from memfiles.errors import FileFormatError
 from memfiles.format import episodes, layout
 from memfiles.format.episodes import Episode
@@ -233,16 +234,17 @@ def _forget(conn: sqlite3.Connection, relname: str, doc: int | None) -> None:
     conn.execute("DELETE FROM files WHERE name = ?", (relname,))
 
 
-def _bounds(started: str) -> tuple[str, str]:
-    """(lo, hi): the first and last instant a When covers; a date-only When covers its whole day."""
-    if len(started) == 10:
-        return f"{started}T00:00:00Z", f"{started}T23:59:59Z"
-    return started, started
+def _bounds(started: When) -> tuple[str, str]:
+    """(lo, hi): the first and last instant a When covers, as text; a date-only When covers its whole day."""
+    text = clock.iso(started)
+    if len(text) == 10:
+        return f"{text}T00:00:00Z", f"{text}T23:59:59Z"
+    return text, text
 
 
 def _insert_doc(conn: sqlite3.Connection, month: str, episode: Episode, doc: Document) -> int:
     lo, hi = _bounds(episode.started_at)
-    base = int(clock.to_datetime(lo).timestamp()) * _SAME_SECOND
+    base = int(clock.to_datetime(episode.started_at).timestamp()) * _SAME_SECOND
     top = conn.execute("SELECT max(id) FROM docs WHERE id BETWEEN ? AND ?", (base, base + _SAME_SECOND - 1))
     last = top.fetchone()[0]
     doc_id = base if last is None else last + 1

@@ -14,6 +14,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from memfiles import clock
+from memfiles.clock import When
 from memfiles.errors import FileFormatError
 from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
@@ -35,9 +37,12 @@ class Window:
     until: tuple[str, ...]
 
     @classmethod
-    def of(cls, since: str | None, reference: str, until: str | None) -> Window:
+    def of(cls, since: When | None, reference: When, until: When | None) -> Window:
         """The same range as reading the files: folders from --since to the reference, starts by both ends."""
-        return cls(since[:7] if since else None, reference[:7], since, tuple(u for u in (reference, until) if u))
+        low = clock.iso(since) if since is not None else None
+        bounds = tuple(clock.iso(u) for u in (reference, until) if u is not None)
+        month = clock.day(reference).isoformat()[:7]
+        return cls(clock.day(since).isoformat()[:7] if since is not None else None, month, low, bounds)
 
     def covers(self, conn: sqlite3.Connection) -> bool:
         """Whether every indexed episode is in the window (then no episode needs checking one by one)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from memfiles import clock
+from memfiles.clock import When
 from memfiles.format.episodes import Episode
 from memfiles.format.model import Fact
 from memfiles.ops.supersession import valid_at
@@ -85,9 +86,9 @@ class Options:
     kind: str = "all"  # all | facts | episodes
     min_score: float = MIN_SCORE
     half_life_days: float = 30.0
-    since: str | None = None
-    until: str | None = None
-    as_of: str | None = None
+    since: When | None = None
+    until: When | None = None
+    as_of: When | None = None
 
 
 @dataclass(slots=True)
@@ -108,8 +109,8 @@ class Item:
         return self.episode.id if self.episode else "+".join(f.id for f in self.facts)
 
     @property
-    def date(self) -> str:
-        return self.episode.started_at if self.episode else max(f.stated_at for f in self.facts)
+    def date(self) -> When:
+        return self.episode.started_at if self.episode else max((f.stated_at for f in self.facts), key=clock.order)
 
     def why(self) -> str:
         """Why this item was chosen, in a few words (for --explain)."""
@@ -149,7 +150,7 @@ class Item:
         return out
 
 
-def believed(facts: list[Fact], when: str, as_of: bool) -> list[Fact]:
+def believed(facts: list[Fact], when: When, as_of: bool) -> list[Fact]:
     """The facts believed at `when`: the current set now, or those valid then (`--as-of`, world time)."""
     if as_of:
         return [f for f in facts if valid_at(f, when)]
@@ -159,7 +160,7 @@ def believed(facts: list[Fact], when: str, as_of: bool) -> list[Fact]:
 def fact_items(scope: str, facts: list[Fact]) -> list[Item]:
     """One item per key: a fact, or a conflict when two or more facts of the key are believed at once."""
     by_key: dict[str, list[Fact]] = {}
-    for fact in sorted(facts, key=lambda f: (f.key, f.stated_at[:10], f.stated_at, f.id)):
+    for fact in sorted(facts, key=lambda f: (f.key, clock.order(f.stated_at), f.id)):
         by_key.setdefault(fact.key, []).append(fact)
     return [
         Item("fact" if len(group) == 1 else "conflict", scope, 0.0, Relevance(0.0), facts=group)
@@ -167,7 +168,7 @@ def fact_items(scope: str, facts: list[Fact]) -> list[Item]:
     ]
 
 
-def in_range(episode: Episode, options: Options, reference: str) -> bool:
+def in_range(episode: Episode, options: Options, reference: When) -> bool:
     """Whether an episode falls in the time range: started by `reference`, and within --since/--until."""
     started = episode.started_at
     if clock.compare(started, reference) > 0:
@@ -195,7 +196,7 @@ class EpisodeSource(Protocol):
 
 
 def rank(
-    memories: list[ScopeMemory], query: str, now: str, options: Options, indexed: EpisodeSource | None = None
+    memories: list[ScopeMemory], query: str, now: When, options: Options, indexed: EpisodeSource | None = None
 ) -> list[Item]:
     """The recalled items, facts (and conflicts) first, each kind best first and cut to its k.
 
@@ -232,7 +233,7 @@ def rank(
     return chosen
 
 
-def _finish(item: Item, near: float, options: Options, reference: str) -> bool:
+def _finish(item: Item, near: float, options: Options, reference: When) -> bool:
     """Add session context and decay to a scored item; False when its own relevance is below the threshold."""
     relevance = item.relevance
     if not relevance.key_hit and (relevance.score <= 0 or relevance.score < options.min_score):
@@ -248,20 +249,20 @@ def _finish(item: Item, near: float, options: Options, reference: str) -> bool:
 
 
 def _best(kept: list[Item], limit: int, scope_order: dict[str, int]) -> list[Item]:
-    kept.sort(key=lambda i: (i.date, i.id), reverse=True)  # stable sorts: equal scores go newest first
+    kept.sort(key=lambda i: (clock.order(i.date), i.id), reverse=True)  # stable sorts: equal scores go newest first
     kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
     return kept[:limit]
 
 
 def _rank_indexed(
-    source: EpisodeSource, query: str, options: Options, reference: str, scope_order: dict[str, int]
+    source: EpisodeSource, query: str, options: Options, reference: When, scope_order: dict[str, int]
 ) -> list[Item]:
     """Episodes from an index: only those holding a matching term are scored, newest first, until none can win."""
     prepared = prepare(query, source.corpus, reference)
     wanted = None if prepared.everything else matching_terms(prepared)  # the INVARIANT of matching_terms
     kept: list[Item] = []
     best: list[float] = []  # the k highest scores so far (a min-heap)
-    sessions: dict[tuple[str, str], list[tuple[str, str, float]]] = {}
+    sessions: dict[tuple[str, str], list[tuple[tuple[object, ...], str, float]]] = {}
     for scope, episode, document in source.newest_first(wanted):
         if len(best) >= options.k_episodes:
             ceiling = MAX_RELEVANCE * decay(clock.age_days(episode.started_at, reference), options.half_life_days)
@@ -273,7 +274,9 @@ def _rank_indexed(
             key = (scope, episode.session)
             if key not in sessions:  # the session in time order, each episode with its own relevance
                 members = source.session(scope, episode.session)
-                sessions[key] = sorted((e.started_at, e.id, score_document(prepared, d).score) for e, d in members)
+                sessions[key] = sorted(
+                    (clock.order(e.started_at), e.id, score_document(prepared, d).score) for e, d in members
+                )
             near = _near(sessions[key], episode)
         if _finish(item, near, options, reference):
             kept.append(item)
@@ -283,11 +286,15 @@ def _rank_indexed(
     return _best(kept, options.k_episodes, scope_order)
 
 
-def _near(group: list[tuple[str, str, float]], episode: Episode) -> float:
+def _near(group: list[tuple[tuple[object, ...], str, float]], episode: Episode) -> float:
     """The best relevance among the CONTEXT_SPAN episodes either side of `episode` in its session (as `neighbours`)."""
     if len(group) < 2:
         return 0.0
-    n = next(i for i, (when, ident, _score) in enumerate(group) if ident == episode.id and when == episode.started_at)
+    n = next(
+        i
+        for i, (when, ident, _score) in enumerate(group)
+        if ident == episode.id and when == clock.order(episode.started_at)
+    )
     around = [score for _w, _i, score in group[max(0, n - CONTEXT_SPAN) : n] + group[n + 1 : n + 1 + CONTEXT_SPAN]]
     return max(around)
 
@@ -308,7 +315,7 @@ def neighbours(items: list[Item]) -> dict[int, float]:
     for group in sessions.values():
         if len(group) < 2:
             continue
-        group.sort(key=lambda i: (i.date, i.id))
+        group.sort(key=lambda i: (clock.order(i.date), i.id))
         scores = [i.relevance.score for i in group]
         for n, item in enumerate(group):
             if scores[n] > 0:

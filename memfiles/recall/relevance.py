@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from memfiles.clock import When
 from memfiles.format.episodes import Episode
 from memfiles.format.model import Fact
 from memfiles.recall import timeterms
@@ -186,7 +187,7 @@ class DocumentCorpus:
         return self._frequency.keys()
 
 
-def prepare(text: str, corpus: Corpus, now: str | None = None) -> Query:
+def prepare(text: str, corpus: Corpus, now: When | None = None) -> Query:
     """Prepare `text` against the competing documents: idf weights (BM25's), date terms, typo variants.
 
     With `now` (a When), relative dates in the query ("yesterday", "last week") count from it.

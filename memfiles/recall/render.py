@@ -12,6 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from memfiles import clock
+from memfiles.clock import When
 from memfiles.errors import FileFormatError, MemError
 from memfiles.recall.ranking import Item
 
@@ -83,22 +85,21 @@ def item_line(item: Item, show_scope: bool = False) -> str:
     if item.episode is not None:
         episode = item.episode
         session = f" · session={attr(episode.session)}" if episode.session else ""
-        head = f"[episode · {episode.started_at[:10]}{session} · outcome={attr(episode.outcome)}"
+        head = f"[episode · {clock.day(episode.started_at)}{session} · outcome={attr(episode.outcome)}"
         return f'{head}{_tail(item, show_scope, False)}] "{escape(shorten(episode.summary))}"'
     advisory = any(f.subject == "constraint" for f in item.facts)
     if item.kind == "conflict":
-        sides = " vs ".join(f'"{escape(f.value)}" ({attr(f.confidence)} {f.stated_at[:10]})' for f in item.facts)
+        sides = " vs ".join(f'"{escape(f.value)}" ({attr(f.confidence)} {clock.day(f.stated_at)})' for f in item.facts)
         return f"[conflict · key={attr(item.facts[0].key)}{_tail(item, show_scope, advisory)}] {sides}: ask the user"
     fact = item.facts[0]
-    head = (
-        f"[memory · {attr(fact.confidence)} {fact.stated_at[:10]} · key={attr(fact.key)} · source={attr(fact.source)}"
-    )
+    said = f"{attr(fact.confidence)} {clock.day(fact.stated_at)}"
+    head = f"[memory · {said} · key={attr(fact.key)} · source={attr(fact.source)}"
     return f'{head}{_tail(item, show_scope, advisory)}] value="{escape(fact.value)}"'
 
 
-def header(scopes: list[str], as_of: str) -> str:
+def header(scopes: list[str], as_of: When) -> str:
     """The opening tag: scopes, the date the block speaks for, and the data-not-instructions note."""
-    return f'<memories scope="{escape(" ".join(scopes))}" as_of="{as_of[:10]}" note="{NOTE}">'
+    return f'<memories scope="{escape(" ".join(scopes))}" as_of="{clock.day(as_of)}" note="{NOTE}">'
 
 
 FOOTER = "</memories>"
@@ -135,7 +136,7 @@ class Rendered:
 
 
 def block(
-    scopes: list[str], as_of: str, items: list[Item], budget: int | None = None, max_chars: int | None = None
+    scopes: list[str], as_of: When, items: list[Item], budget: int | None = None, max_chars: int | None = None
 ) -> Rendered:
     """The `<memories>` block of `items` (in their order); over budget, the lowest-scored items are dropped."""
     show_scope = len(scopes) > 1
@@ -167,23 +168,25 @@ def _md(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", escape(text))
 
 
-def markdown(scopes: list[str], as_of: str, items: list[Item]) -> str:
+def markdown(scopes: list[str], as_of: When, items: list[Item]) -> str:
     """The same memory as a markdown list (for CLAUDE.md-style files), escaped like the block."""
-    out = [f"## Memory: {_md(' '.join(scopes))} (as of {as_of[:10]})", "", f"_{NOTE}_", ""]
+    out = [f"## Memory: {_md(' '.join(scopes))} (as of {clock.day(as_of)})", "", f"_{NOTE}_", ""]
     for item in items:
         where = f", {_md(item.scope)}" if len(scopes) > 1 else ""
         if item.episode is not None:
             e = item.episode
             session = f", session {_md(e.session)}" if e.session else ""
-            out.append(f"- episode {e.started_at[:10]}{session}, {_md(e.outcome)}{where}: {_md(shorten(e.summary))}")
+            out.append(
+                f"- episode {clock.day(e.started_at)}{session}, {_md(e.outcome)}{where}: {_md(shorten(e.summary))}"
+            )
             continue
         advisory = ", advisory" if any(f.subject == "constraint" for f in item.facts) else ""
         if item.kind == "conflict":
-            sides = " vs ".join(f"{_md(f.value)} ({_md(f.confidence)} {f.stated_at[:10]})" for f in item.facts)
+            sides = " vs ".join(f"{_md(f.value)} ({_md(f.confidence)} {clock.day(f.stated_at)})" for f in item.facts)
             out.append(f"- `{item.facts[0].key}` (conflict, ask the user{where}{advisory}): {sides}")
         else:
             f = item.facts[0]
-            provenance = f"{_md(f.confidence)} {f.stated_at[:10]}, {_md(f.source)}{where}{advisory}"
+            provenance = f"{_md(f.confidence)} {clock.day(f.stated_at)}, {_md(f.source)}{where}{advisory}"
             out.append(f"- `{f.key}`: {_md(f.value)} ({provenance})")
     if not items:
         out.append("- nothing remembered yet")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memfiles import clock
+from memfiles.clock import When
 from memfiles.errors import FileFormatError, UsageError
 from memfiles.format import episodes
 from memfiles.format.config import Config
@@ -33,8 +34,8 @@ _WHOLE = Relevance(1.0, 1.0, 1.0)  # render shows everything current: no query t
 def read_episodes(
     paths: Paths,
     scope: Scope,
-    since: str | None = None,
-    until: str | None = None,
+    since: When | None = None,
+    until: When | None = None,
     newest: int | None = None,
 ) -> tuple[list[Episode], list[FileFormatError]]:
     """The scope's episodes (oldest first) and the files that did not parse, which are reported, not fixed.
@@ -42,7 +43,7 @@ def read_episodes(
     Opens only files under the scope's own episodes folder; months outside `since`/`until` are not
     opened at all, and `newest` stops after the most recent N episodes in range.
     """
-    files = paths.episode_files(scope, since[:7] if since else None, until[:7] if until else None)
+    files = paths.episode_files(scope, _month(since), _month(until))
     found: list[Episode] = []
     problems: list[FileFormatError] = []
     for path in reversed(files):  # names start with the time, so newest first
@@ -69,9 +70,9 @@ def recall_options(
     config: Config,
     k: int | None = None,
     kind: str = "all",
-    since: str | None = None,
-    until: str | None = None,
-    as_of: str | None = None,
+    since: str | When | None = None,
+    until: str | When | None = None,
+    as_of: str | When | None = None,
     min_score: float | None = None,
     half_life_days: float | None = None,
 ) -> Options:
@@ -84,22 +85,29 @@ def recall_options(
         k_episodes=k or DEFAULT_K_EPISODES,
         kind=kind,
         min_score=MIN_SCORE if min_score is None else min_score,
-        half_life_days=config.half_life_days if half_life_days is None else half_life_days,
+        half_life_days=config.memory.half_life_days if half_life_days is None else half_life_days,
         since=_since(since, moment or clock.now()) if since else None,
         until=clock.parse_when(until) if until else None,
         as_of=moment,
     )
 
 
-def _since(text: str, reference: str) -> str:
+def _since(value: str | When, reference: When) -> When:
     """`--since`: an ISO date, or `Nd` meaning N days before `reference`."""
-    days = text.strip()
+    if not isinstance(value, str):
+        return clock.parse_when(value)
+    days = value.strip()
     if days.endswith("d") and days[:-1].isdigit():
         try:
             return clock.shift_days(reference, -int(days[:-1]))
-        except (OverflowError, ValueError):  # before the year 1, or more digits than int() reads
-            raise UsageError(f"--since {text!r}: that is before the year 1; give fewer days or a date") from None
+        except (UsageError, ValueError):  # before the year 1, or more digits than int() reads
+            raise UsageError(f"--since {value!r}: that is before the year 1; give fewer days or a date") from None
     return clock.parse_when(days)
+
+
+def _month(when: When | None) -> str | None:
+    """The `YYYY-MM` of a When, to skip whole month folders outside a range."""
+    return None if when is None else clock.day(when).isoformat()[:7]
 
 
 @dataclass(slots=True)
@@ -107,7 +115,7 @@ class Recalled:
     """What recall or render found: the items shown, the rendered block, and files that did not parse."""
 
     scopes: list[str]
-    as_of: str
+    as_of: When
     rendered: Rendered
     problems: list[FileFormatError] = field(default_factory=list)
 
@@ -155,7 +163,7 @@ def recall(
     return Recalled(names, reference, block(names, reference, items, budget, max_chars), problems)
 
 
-def _indexed(paths: Paths, scopes: list[Scope], options: Options, reference: str) -> IndexedEpisodes | None:
+def _indexed(paths: Paths, scopes: list[Scope], options: Options, reference: When) -> IndexedEpisodes | None:
     """The scopes' recall indexes, up to date; None when they cannot be used (then the files are read)."""
     from memfiles.recall import index, indexed
 
@@ -188,7 +196,7 @@ def render_memory(
         problems += broken
         for episode in reversed(found):
             age = clock.age_days(episode.started_at, now)
-            weight = decay(age, config.half_life_days)
+            weight = decay(age, config.memory.half_life_days)
             recent.append(Item("episode", str(scope), weight, _WHOLE, weight, age, episode=episode))
     names = [str(s) for s in scopes]
     return Recalled(names, now, block(names, now, facts + conflicts + recent, budget, max_chars), problems)

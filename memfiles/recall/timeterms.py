@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import cache
 
+from memfiles import clock
+from memfiles.clock import When
+
 PREFIX = "@"
 WHEN = "@when"  # a question asking when, and a passage that says when something happened
 NEAR_DAYS = 3  # a day also matches up to 3 days either side, for less credit the further away
@@ -92,9 +95,10 @@ def day_term(day: date) -> str:
     return f"{PREFIX}{day.isoformat()}"
 
 
-def episode_terms(started_at: str) -> list[str]:
+def episode_terms(started_at: When) -> list[str]:
     """An episode's date terms: its year, month and day (`@2023`, `@2023-05`, `@2023-05-08`)."""
-    return [f"{PREFIX}{started_at[:4]}", f"{PREFIX}{started_at[:7]}", f"{PREFIX}{started_at[:10]}"]
+    day = clock.day(started_at).isoformat()
+    return [f"{PREFIX}{day[:4]}", f"{PREFIX}{day[:7]}", f"{PREFIX}{day}"]
 
 
 @dataclass(slots=True)
@@ -106,7 +110,7 @@ class Dates:
     text: str = ""
 
 
-def query_dates(text: str, now: str | None = None) -> Dates:
+def query_dates(text: str, now: When | None = None) -> Dates:
     """The date terms of a query; relative dates ("last week") only when `now` (a When) is given."""
     found = Dates(text=text)
     lowered = text.lower()
@@ -114,7 +118,7 @@ def query_dates(text: str, now: str | None = None) -> Dates:
         found.terms.append(WHEN)
     if not any(ch.isdigit() for ch in lowered) and not _maybe_date(lowered):
         return found  # most queries name no date: skip the patterns
-    today = date.fromisoformat(now[:10]) if now else None
+    today = clock.day(now) if now is not None else None
     matches: list[tuple[int, int, dict[str, str]]] = []
     for pattern, meaning in _patterns():
         for match in pattern.finditer(lowered):
