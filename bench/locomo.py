@@ -1,7 +1,7 @@
 """LoCoMo retrieval benchmark: does `mem recall` bring back the turns that answer a question?
 
 Each LoCoMo conversation becomes a fresh memory home, written through the real guarded write path
-(`memfiles.ops.writepath.add_episodes`, one batch and one commit per conversation), in one of two modes:
+(`memfiles.ops.record.add_episodes`, one batch and one commit per conversation), in one of two modes:
 - `session`: each session is one episode (its real date, both speakers as entities, every turn a
   "Speaker: text" line of the body);
 - `turn`: each turn is its own episode (its session's date plus 10 seconds per turn, the speaker as
@@ -132,7 +132,7 @@ def evidence_ids(evidence: list[str]) -> list[str]:
 def build(sample: dict[str, Any], mode: str, cache: Path) -> Built:
     """The conversation's home in `mode`, built through the write path or reused from the cache."""
     from memfiles.ops.home import init_home
-    from memfiles.ops.writepath import NewEpisode, add_episodes, validate_episode
+    from memfiles.ops.record import NewEpisode, add_episodes, validate_episode
 
     found = units(sample, mode)
     digest = hashlib.sha256(json.dumps(sample["conversation"], sort_keys=True).encode()).hexdigest()[:12]

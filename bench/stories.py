@@ -31,7 +31,8 @@ from memfiles.api import open_home
 from memfiles.format.layout import Scope
 from memfiles.format.model import Fact
 from memfiles.ops.home import init_home
-from memfiles.ops.writepath import NewEpisode, NewFact, add_episodes, add_fact
+from memfiles.ops.record import NewEpisode, add_episodes
+from memfiles.ops.writepath import NewFact, add_fact
 from memfiles.recall.ranking import Item
 from memfiles.recall.render import estimate_tokens
 from memfiles.recall.retrieve import DEFAULT_K_EPISODES, DEFAULT_K_FACTS, read_episodes, recall, recall_options

@@ -18,10 +18,10 @@ from memfiles import clock
 from memfiles.cli import app
 from memfiles.errors import UsageError
 from memfiles.format.episodes import Episode
+from memfiles.format.extractor import ExtractorOutput, extractor_schema
 from memfiles.format.model import Fact
 from memfiles.ops import extractor
 from memfiles.ops.extractor import ExtractorError
-from memfiles.schema import ExtractorOutput, extractor_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = Path(__file__).resolve().parent / "fake_extractor.py"

@@ -4,7 +4,6 @@ and a write whose commit fails is undone."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from typer.testing import CliRunner
 from memfiles.cli import app
 from memfiles.errors import GitError
 from memfiles.format.layout import Paths, Scope
-from memfiles.ops import writepath
+from memfiles.ops import commit
 from memfiles.store import gitrepo
 
 runner = CliRunner()
@@ -257,7 +256,7 @@ def test_a_failed_consolidation_commit_puts_every_file_back(home: Path) -> None:
         (home / "users/a" / name).write_text(text)
     gitrepo.commit(home, ["users/a/MEMORY.md", "users/a/episodes/e1.md"], "test: seed\n")
     before = {p: p.read_bytes() for p in (home / "users").rglob("*") if p.is_file()}
-    changes = writepath.FileChanges(
+    changes = commit.FileChanges(
         writes=[
             (home / "users/a/MEMORY.md", "users/a/MEMORY.md", b"---\nscope: user:a\nfacts: []\n---\n# changed\n"),
             (home / "users/a/DIGEST.md", "users/a/DIGEST.md", b"# digest\n"),
@@ -267,28 +266,10 @@ def test_a_failed_consolidation_commit_puts_every_file_back(home: Path) -> None:
     )
     stale_lock(home)
     with pytest.raises(GitError, match=r"index\.lock.*The write was undone: users/a/MEMORY\.md, users/a/DIGEST\.md"):
-        writepath.apply_files(paths, scope, lambda _files: (None, changes))
+        commit.apply_files(paths, scope, lambda _files: (None, changes))
     assert {p: p.read_bytes() for p in (home / "users").rglob("*") if p.is_file()} == before
     (home / ".git" / "index.lock").unlink()
     assert git(home, "status", "--porcelain", "--untracked-files=all") == ""
-
-
-def test_read_commands_do_not_import_git(home: Path) -> None:
-    assert runner.invoke(app, ["add", "-u", "alice", "plan_tier", "Enterprise"]).exit_code == 0
-    code = (
-        "import sys\n"
-        "from memfiles.cli import app\n"
-        "for args in (['recall', 'plan', '-u', 'alice'], ['render', '-u', 'alice'], ['show', '-u', 'alice'],\n"
-        "             ['lint', sys.argv[1]]):\n"
-        "    try:\n"
-        "        app(args)\n"
-        "    except SystemExit as exc:\n"
-        "        assert not exc.code, (args, exc.code)\n"
-        "print('LOADED', sorted(m for m in sys.modules if m == 'git' or m.startswith('git.')))\n"
-    )
-    memory = str(home / "users" / "alice" / "MEMORY.md")
-    out = subprocess.run([sys.executable, "-c", code, memory], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines()[-1] == "LOADED []"
 
 
 FILES = [f"users/{user}/{name}" for user in ("a", "b") for name in ("MEMORY.md", "episodes/2026/08/e.md", "x/y/z.md")]

@@ -294,28 +294,6 @@ def test_hook_output_stays_under_9000_characters(home: Path) -> None:
     assert 0 < len(out) <= 9000 and "[omitted · " in out and out.endswith("</memories>\n")
 
 
-# --- start-up: read-only commands never load git ---
-
-
-def test_read_only_commands_do_not_import_git(home: Path) -> None:
-    mem("add", "plan_tier", "Enterprise", "-u", "alice")
-    code = (
-        "import sys\n"
-        "from memfiles.cli import app\n"
-        "for args in (['recall', 'plan', '-u', 'alice'], ['render', '-u', 'alice'], ['show', '-u', 'alice']):\n"
-        "    try:\n"
-        "        app(args)\n"
-        "    except SystemExit as exc:\n"
-        "        assert not exc.code, exc.code\n"
-        "bad = sorted(m for m in sys.modules if m == 'git' or m.startswith('git.') or m in "
-        "('memfiles.store.gitrepo', 'memfiles.ops.writepath'))\n"
-        "print('LOADED', bad)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines()[-1] == "LOADED []"
-    assert 'value="Enterprise"' in out
-
-
 def test_installed_mem_entry_point(home: Path) -> None:
     exe = shutil.which("mem", path=str(BIN)) or shutil.which("mem")
     assert exe, "the mem entry point is not installed"

@@ -14,7 +14,7 @@ the services (memfiles.ops, memfiles.recall, memfiles.lint). What a write decide
 from __future__ import annotations
 
 from memfiles.api.guard import CheckResult, FindingModel, Where, check, explain_rule, lint
-from memfiles.api.home import Home, clone, init, merge_driver, open_home
+from memfiles.api.home import Home, clone, extractor_schema, init, merge_driver, open_home
 from memfiles.api.inputs import EpisodeInput, episodes_from_json
 from memfiles.api.models import (
     Cloned,
@@ -61,6 +61,7 @@ __all__ = [
     "clone",
     "episodes_from_json",
     "explain_rule",
+    "extractor_schema",
     "init",
     "lint",
     "merge_driver",

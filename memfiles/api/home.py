@@ -214,3 +214,10 @@ def merge_driver(
     from memfiles.ops.sync import run_merge_driver
 
     return run_merge_driver(Path(base), Path(ours), Path(theirs), path)
+
+
+def extractor_schema() -> dict[str, object]:
+    """The JSON Schema of what a consolidation extractor must print (`mem schema extractor`)."""
+    from memfiles.format.extractor import extractor_schema as schema
+
+    return schema()

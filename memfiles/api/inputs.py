@@ -15,7 +15,7 @@ from memfiles.format.episodes import EpisodeOutcome
 from memfiles.format.fields import Confidence, Subject
 
 if TYPE_CHECKING:
-    from memfiles.ops.writepath import NewEpisode
+    from memfiles.ops.record import NewEpisode
 
 When = date | str  # a date, a datetime (a date subclass) or ISO text; where noted, text may also be `Nd`
 
@@ -58,7 +58,7 @@ class EpisodeInput(BaseModel):
 
     def to_new(self) -> NewEpisode:
         """The write path's input record."""
-        from memfiles.ops.writepath import NewCandidate, NewEpisode, NewInvalidation
+        from memfiles.ops.record import NewCandidate, NewEpisode, NewInvalidation
 
         return NewEpisode(
             summary=self.summary,

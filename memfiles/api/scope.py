@@ -21,7 +21,7 @@ from memfiles.store.files import read_memory
 if TYPE_CHECKING:
     from memfiles.api.home import Home, Progress
     from memfiles.api.models import Consolidation
-    from memfiles.ops.writepath import NewEpisode
+    from memfiles.ops.record import NewEpisode
 
 Pairs = Mapping[str, str] | Iterable[tuple[str, str]]
 
@@ -128,7 +128,7 @@ class ScopeHandle:
         source: str | None = None,
     ) -> Outcome:
         """Record what happened as one episode file (one commit); `recorded`, `exists` or `refused`."""
-        from memfiles.ops.writepath import NewCandidate, NewEpisode, NewInvalidation
+        from memfiles.ops.record import NewCandidate, NewEpisode, NewInvalidation
 
         new = NewEpisode(
             summary,
@@ -153,7 +153,7 @@ class ScopeHandle:
         return self._record([episode_input(item, where, n).to_new() for n, item in enumerate(batch, start=1)])
 
     def _record(self, batch: list[NewEpisode]) -> list[Outcome]:
-        from memfiles.ops.writepath import add_episodes
+        from memfiles.ops.record import add_episodes
 
         try:
             done = add_episodes(self.home.paths, self.home.config, self.scope, batch)

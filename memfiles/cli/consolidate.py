@@ -71,9 +71,9 @@ def schema(
     ],
 ) -> None:
     """Print a published JSON Schema (extractor: the answer `mem consolidate --extractor` accepts)."""
-    from memfiles.schema import extractor_schema
+    from memfiles import api
 
-    output.emit_json(extractor_schema())
+    output.emit_json(api.extractor_schema())
 
 
 @app.command("show-episode")

@@ -29,13 +29,14 @@ from memfiles.format.episodes import Episode
 from memfiles.format.fields import Status
 from memfiles.format.memoryfile import MemoryDoc, serialize
 from memfiles.format.model import Fact
-from memfiles.ops import scopefiles, supersession, writepath
+from memfiles.ops import commit, scopefiles, supersession, writepath
+from memfiles.ops.commit import FileChanges
 from memfiles.ops.scopefiles import ScopeFiles, StoredEpisode
-from memfiles.ops.writepath import FileChanges, NewFact
+from memfiles.ops.writepath import NewFact
 
 if TYPE_CHECKING:
+    from memfiles.format.extractor import ExtractorDecision, ExtractorOutput
     from memfiles.format.layout import Paths, Scope
-    from memfiles.schema import ExtractorDecision, ExtractorOutput
 
 LISTED_LINES = 50  # change lines and folded files named in a commit message; the rest are counted
 SOURCE = "consolidation"
@@ -396,4 +397,4 @@ def _run_scope(
         result.dry_run, result.extractor = options.dry_run, command or None
         return result, None if options.dry_run else result.files
 
-    return writepath.apply_files(paths, scope, decide, write=not options.dry_run, progress=progress)
+    return commit.apply_files(paths, scope, decide, write=not options.dry_run, progress=progress)

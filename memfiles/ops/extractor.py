@@ -28,7 +28,7 @@ from memfiles.format.episodes import Episode
 from memfiles.format.model import Fact
 
 if TYPE_CHECKING:
-    from memfiles.schema import ExtractorOutput
+    from memfiles.format.extractor import ExtractorOutput
 
 REQUEST_VERSION = 1
 PROMPT_RESOURCE = "templates/consolidate.md"
@@ -50,7 +50,7 @@ def prompt() -> str:
 
 def request(scope: str, now: When, facts: Iterable[Fact], episodes: Iterable[Episode]) -> dict[str, Any]:
     """The JSON request an extractor reads: the prompt, the current facts, the new episodes and the answer schema."""
-    from memfiles.schema import extractor_schema
+    from memfiles.format.extractor import extractor_schema
 
     return {
         "version": REQUEST_VERSION,
@@ -180,7 +180,7 @@ def parse_output(text: str, name: str = "extractor") -> ExtractorOutput:
     """Validate an extractor's printed answer against the published schema (or raise ExtractorError)."""
     from pydantic import ValidationError
 
-    from memfiles.schema import ExtractorOutput
+    from memfiles.format.extractor import ExtractorOutput
 
     try:
         raw = json.loads(text)

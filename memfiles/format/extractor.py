@@ -1,7 +1,5 @@
-"""The JSON Schemas memfiles publishes (`mem schema NAME`): what an extractor answers (FORMAT.md, "Extractor").
-
-These models validate what comes in from an extractor (`extra="forbid"`); the Python API's own result
-models are in memfiles.api.models.
+"""The extractor's answer (FORMAT.md, "Extractor"): the models that validate what an extractor prints
+(`extra="forbid"`), and the JSON Schema `mem schema extractor` publishes from them.
 """
 
 from __future__ import annotations
@@ -10,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Subject = Literal["user_preference", "user_attribute", "account_state", "constraint", "past_action", "goal"]
+from memfiles.format.fields import Subject
 
 KEY_REGEX = r"^[a-z][a-z0-9_.-]{0,63}$"
 

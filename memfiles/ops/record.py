@@ -1,0 +1,181 @@
+"""Recording episodes (FORMAT.md, "Episodes"): the same guard and policy as facts, one new file per episode,
+one commit per batch. A batch is all or nothing: every episode is checked before any file is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memfiles import clock
+from memfiles.clock import When
+from memfiles.errors import MemError, RefusedError
+from memfiles.format import episodes
+from memfiles.format.config import Config
+from memfiles.format.episodes import DEFAULT_SOURCE, OUTCOMES, Episode, episode_id
+from memfiles.format.fields import KEY_PATTERN, SUBJECTS
+from memfiles.format.layout import Paths, Scope
+from memfiles.ops.commit import commit_or_undo, note_written, refuse_during_merge
+from memfiles.ops.writepath import check_text_field
+from memfiles.store.files import atomic_write, scope_lock
+
+_LISTED_FILES = 50  # files named in a commit message; the rest are counted
+
+
+@dataclass(slots=True)
+class NewEpisode:
+    """An episode as a writer records it (`mem episode`, `--from-json`), before validation."""
+
+    summary: str
+    session: str | None = None
+    at: str | When | None = None
+    ended: str | When | None = None
+    entities: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    outcome: str = "unknown"
+    facts: list[NewCandidate] = field(default_factory=list)
+    invalidates: list[NewInvalidation] = field(default_factory=list)
+    source: str | None = None
+
+
+@dataclass(slots=True)
+class NewCandidate:
+    """A candidate fact a writer puts in an episode (`--fact KEY=VALUE`), before validation."""
+
+    key: str
+    value: str
+    subject: str | None = None
+    confidence: str | None = None
+
+
+@dataclass(slots=True)
+class NewInvalidation:
+    """A key a writer says the episode makes stale (`--invalidates KEY=REASON`), before validation."""
+
+    key: str
+    reason: str
+
+
+@dataclass(slots=True)
+class EpisodeWrite:
+    """What recording one episode did: `recorded` (a new file) or `exists` (the same episode is already there)."""
+
+    kind: str
+    episode: Episode
+    path: str
+
+
+def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
+    """Turn a NewEpisode into an Episode, or raise RefusedError/MemError saying what is wrong. Opens no file."""
+    source = new.source or DEFAULT_SOURCE
+    if source not in config.sources.allowed:
+        raise RefusedError(
+            "MEM601",
+            f"source {source!r} is not allowed (mem.toml [sources] allowed: {', '.join(config.sources.allowed)})",
+        )
+    summary = new.summary.replace("\r\n", "\n").strip()
+    size = len(summary) + sum(len(e) for e in new.events)
+    if size > config.memory.max_episode_chars:
+        raise RefusedError(
+            "MEM602",
+            f"episode is {size} characters (summary plus events), over the limit of {config.memory.max_episode_chars} "
+            "(mem.toml max_episode_chars)",
+        )
+    check_text_field("summary", summary, config.memory.max_episode_chars, one_line=False)
+    if new.session is not None:
+        check_text_field("session", new.session, config.memory.max_value_chars)
+    for entity in new.entities:
+        check_text_field("entity", entity, config.memory.max_value_chars)
+    for event in new.events:
+        check_text_field("event", event, config.memory.max_value_chars)
+    if new.outcome not in OUTCOMES:
+        raise MemError(f"invalid outcome {new.outcome!r}: use one of {', '.join(OUTCOMES)}")
+    for candidate in new.facts:
+        _check_key(candidate.key)
+        check_text_field(f"fact {candidate.key}", candidate.value, config.memory.max_value_chars)
+        if candidate.subject is not None and candidate.subject not in SUBJECTS:
+            raise MemError(f"invalid subject {candidate.subject!r}: use one of {', '.join(SUBJECTS)}")
+        if candidate.confidence not in (None, "stated", "inferred"):
+            raise MemError(f"invalid confidence {candidate.confidence!r}: use stated or inferred")
+    for stale in new.invalidates:
+        _check_key(stale.key)
+        check_text_field(f"reason for invalidating {stale.key}", stale.reason, config.memory.max_value_chars)
+    started = clock.parse_when(new.at) if new.at else clock.now()
+    ended = clock.parse_when(new.ended) if new.ended else None
+    if ended is not None and clock.compare(ended, started) < 0:
+        raise MemError(f"the episode ends ({ended}) before it starts ({started}); check --at and --ended")
+    return Episode.model_validate(
+        {
+            "id": episode_id(str(scope), new.session, started, summary),
+            "scope": str(scope),
+            "started_at": started,
+            "summary": summary,
+            "session": new.session.strip() if new.session else None,
+            "ended_at": ended,
+            "entities": [e.strip() for e in new.entities],
+            "outcome": new.outcome,
+            "events": [e.strip() for e in new.events],
+            "source": source,
+            "facts": [
+                {"key": c.key, "value": c.value.strip(), "subject": c.subject, "confidence": c.confidence}
+                for c in new.facts
+            ],
+            "invalidates": [{"key": i.key, "reason": i.reason.strip()} for i in new.invalidates],
+        }
+    )
+
+
+def _check_key(key: str) -> None:
+    if not KEY_PATTERN.fullmatch(key):
+        raise MemError(
+            f"invalid key {key!r}: keys are 1-64 characters of a-z, 0-9, '_', '.' or '-', starting with a letter"
+        )
+
+
+def _place(paths: Paths, scope: Scope, episode: Episode) -> tuple[Path, bool]:
+    """The free file name for `episode` (`-2`, `-3`… on a collision), or the file that already holds it."""
+    folder = paths.episode_month_dir(scope, clock.day(episode.started_at))
+    attempt = 1
+    while True:
+        path = folder / episodes.file_name(episode, attempt)
+        if not path.exists() and not path.is_symlink():
+            return path, False
+        try:
+            if episodes.parse(path.read_bytes(), paths.relative(path), str(scope)).id == episode.id:
+                return path, True
+        except (OSError, MemError):
+            pass  # a broken or unreadable file keeps its name and its bytes; take the next name
+        attempt += 1
+
+
+def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpisode]) -> list[EpisodeWrite]:
+    """Validate and guard every episode, then write each as a new file and make one commit for the batch."""
+    if not batch:
+        raise MemError("no episode to record")
+    checked = [validate_episode(new, config, scope) for new in batch]  # all or nothing: refuse before writing
+    results: list[EpisodeWrite] = []
+    with scope_lock(paths, scope):
+        refuse_during_merge(paths)
+        for episode in checked:
+            path, exists = _place(paths, scope, episode)
+            if not exists:
+                atomic_write(path, episodes.serialize(episode))
+            results.append(EpisodeWrite("exists" if exists else "recorded", episode, paths.relative(path)))
+        written = [r for r in results if r.kind == "recorded"]
+        if written:
+            new_files = {r.path: (paths.root / r.path, None) for r in written}
+            commit_or_undo(paths, new_files, _episode_message(scope, written))
+            note_written(paths, scope, [r.path for r in written])
+    return results
+
+
+def _episode_message(scope: Scope, written: list[EpisodeWrite]) -> str:
+    if len(written) == 1:
+        episode = written[0].episode
+        title = f"mem: episode {scope} {episode.session or episode.id}"
+    else:
+        title = f"mem: episodes {scope} ({len(written)})"
+    # The message is one argument to git; listing thousands of files would exceed the OS limit (128 KiB).
+    listed = "".join(f"recorded {r.path}\n" for r in written[:_LISTED_FILES])
+    more = f"… and {len(written) - _LISTED_FILES} more\n" if len(written) > _LISTED_FILES else ""
+    return title + "\n\n" + listed + more
