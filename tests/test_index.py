@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memfiles import clock
-from memfiles.api import Home, open_home
+from memfiles.api import Home, RecallItem, open_home
 from memfiles.cli import app
 from memfiles.format import episodes
 from memfiles.format.episodes import CandidateFact, Episode, Invalidation
@@ -162,7 +162,8 @@ def recall(
         given.get("half_life"),  # type: ignore[arg-type]
     )
     found = retrieve.recall(context.paths, scopes or [ALICE], query, options, use_index=use_index)
-    return [item.to_dict() for item in found.items], found.rendered.text, [str(p) for p in found.problems]
+    items = [RecallItem.of(item, len(found.scopes) > 1).to_dict() for item in found.items]
+    return items, found.rendered.text, [str(p) for p in found.problems]
 
 
 def same(context: Home, query: str, scopes: list[Scope] | None = None, **given: object) -> list[dict[str, object]]:

@@ -14,7 +14,7 @@ import heapq
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from memfiles import clock
 from memfiles.clock import When
@@ -122,32 +122,6 @@ class Item:
         if self.episode is not None and self.age_days is not None:
             parts.append(f"{self.age_days:.1f} days old, decay ×{self.decay:.3f}")
         return "; ".join(parts) or "no query: everything in range"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Every field of the item plus its scores (for --format json)."""
-        out: dict[str, Any] = {"kind": self.kind, "scope": self.scope}
-        if self.episode is not None:
-            out.update(self.episode.to_dict())
-        elif self.kind == "fact":
-            out.update(self.facts[0].to_dict())
-        else:
-            out.update(key=self.facts[0].key, ids=[f.id for f in self.facts], facts=[f.to_dict() for f in self.facts])
-        out["scope"] = self.scope
-        out.update(
-            score=round(self.score, 4),
-            relevance=round(self.relevance.score, 4),
-            keyword=round(self.relevance.keyword, 4),
-            fuzzy=round(self.relevance.fuzzy, 4),
-            coverage=round(self.relevance.coverage, 4),
-            frequency=round(self.relevance.frequency, 4),
-            passage=round(self.relevance.passage, 4),
-            context=round(self.relevance.context, 4),
-            key_hit=self.relevance.key_hit,
-            matched=list(self.relevance.matched),
-            decay=round(self.decay, 4),
-            age_days=None if self.age_days is None else round(self.age_days, 2),
-        )
-        return out
 
 
 def believed(facts: list[Fact], when: When, as_of: bool) -> list[Fact]:
