@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,20 @@ def error(message: str) -> None:
 def warn(message: str) -> None:
     """Print a warning on stderr."""
     sys.stderr.write(f"mem: warning: {message}\n")
+
+
+class _Warnings(logging.Handler):
+    """The library's warnings (logger `memfiles`: a settings value it left out) as `mem: warning: …` lines."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        warn(record.getMessage())
+
+
+def show_warnings() -> None:
+    """Print what the library warns about on stderr, as the CLI's own warnings (once per process)."""
+    logger = logging.getLogger("memfiles")
+    if not any(isinstance(handler, _Warnings) for handler in logger.handlers):
+        logger.addHandler(_Warnings(logging.WARNING))
 
 
 def outcome(result: Outcome, as_json: bool) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shlex
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -377,13 +378,70 @@ def test_extractor_reviews_facts_and_extracts_new_ones(home: Path, tmp_path: Pat
     assert len(log.read_text().splitlines()) == 1 and head(home) == before
 
 
-def test_extractor_from_mem_toml_and_empty_override(home: Path) -> None:
+def marker_extractor(tmp_path: Path) -> tuple[str, Path]:
+    """An extractor command that creates a marker file when it runs (and answers with no changes)."""
+    marker = tmp_path / "extractor-ran"
+    script = tmp_path / "marker_extractor.py"
+    answer = json.dumps({"supersede": [], "expire": [], "new": []})
+    script.write_text(
+        f"import pathlib, sys\nsys.stdin.read()\npathlib.Path({str(marker)!r}).write_text('ran')\nprint({answer!r})\n"
+    )
+    return shlex.join([sys.executable, str(script)]), marker
+
+
+def set_extractor(settings: Path, command: str) -> None:
+    """Name `command` as `[consolidate] extractor` in a settings file (mem.toml or mem.local.toml)."""
+    text = settings.read_text() if settings.exists() else ""
+    setting = f"extractor = {json.dumps(command)}\n"
+    if "\n[consolidate]\n" in text:  # mem.toml's section (mem.local.toml's is a comment)
+        settings.write_text(text.replace("\n[consolidate]\n", f"\n[consolidate]\n{setting}", 1))
+    else:
+        settings.write_text(f"{text}\n[consolidate]\n{setting}")
+
+
+def test_an_extractor_in_the_synced_mem_toml_is_reported_and_never_run(home: Path, tmp_path: Path) -> None:
     house(home, invalidate=False, candidate=False)
-    config = home / "mem.toml"
-    config.write_text(config.read_text().replace('extractor = ""', f"extractor = {json.dumps(fake('fail'))}"))
+    command, marker = marker_extractor(tmp_path)
+    set_extractor(home / "mem.toml", command)
+    result = mem("consolidate", "-u", "dana")
+    assert not marker.exists()
+    assert "mem: warning: mem.toml: [consolidate] extractor = " in result.stderr
+    assert "is not run" in result.stderr and "put it in mem.local.toml" in result.stderr
+    assert "extractor" not in result.stdout  # the run went on without one: episodes applied, nothing asked
+    assert facts()["save for house deposit"]["status"] == "active"
+    doctor = mem("doctor", code=1)
+    assert "mem.toml: [consolidate] extractor = " in doctor.stdout and "(needs a person)" in doctor.stdout
+    assert not marker.exists()
+
+
+def test_the_same_extractor_in_the_local_file_runs(home: Path, tmp_path: Path) -> None:
+    house(home, invalidate=False, candidate=False)
+    command, marker = marker_extractor(tmp_path)
+    set_extractor(home / "mem.local.toml", command)
+    result = mem("consolidate", "-u", "dana")
+    assert marker.read_text() == "ran" and result.stderr == ""
+    assert git(home, "status", "--porcelain") == ""  # the local file is git-ignored, never committed
+
+
+def test_a_local_extractor_is_overridden_on_the_command_line(home: Path) -> None:
+    house(home, invalidate=False, candidate=False)
+    set_extractor(home / "mem.local.toml", fake("fail"))
     assert "exited with status 3" in mem("consolidate", "-u", "dana", code=1).output
     mem("consolidate", "-u", "dana", "--extractor", "")  # '' means no extractor for this run
     assert facts()["save for house deposit"]["status"] == "active"
+
+
+def test_a_local_file_that_git_tracks_is_synced_so_its_extractor_is_not_run(home: Path, tmp_path: Path) -> None:
+    house(home, invalidate=False, candidate=False)
+    command, marker = marker_extractor(tmp_path)
+    set_extractor(home / "mem.local.toml", command)
+    git(home, "add", "--force", "mem.local.toml")  # what a collaborator who can push could commit
+    git(home, "commit", "--quiet", "-m", "share my settings")
+    result = mem("consolidate", "-u", "dana")
+    assert not marker.exists()
+    assert "mem.local.toml: [consolidate] extractor = " in result.stderr
+    assert "git tracks mem.local.toml" in result.stderr
+    assert "git tracks it" in mem("doctor", code=1).stdout
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from memfiles.api.home import choose_scope
 from memfiles.cli import app
 from memfiles.errors import ConfigError, ScopeError
 from memfiles.format import layout
-from memfiles.format.config import DEFAULT_TOML, Config, MemorySettings, parse_config
+from memfiles.format.config import DEFAULT_TOML, LOCAL_TOML, Config, MemorySettings, parse_config
 
 runner = CliRunner()
 
@@ -21,7 +22,8 @@ def test_init_creates_a_committed_home_and_is_idempotent(isolated: Path) -> None
     target = isolated / "new-home"
     result = runner.invoke(app, ["init", str(target)])
     assert result.exit_code == 0 and result.output == f"created memory home at {target}\n"
-    assert sorted(p.name for p in target.iterdir()) == [".git", ".gitattributes", ".gitignore", "mem.toml"]
+    names = sorted(p.name for p in target.iterdir())
+    assert names == [".git", ".gitattributes", ".gitignore", "mem.local.toml", "mem.toml"]
     log = subprocess.run(["git", "-C", str(target), "log", "--format=%s"], capture_output=True, text=True).stdout
     assert log == "mem: init memory home\n"
     before = {p: p.read_bytes() for p in target.iterdir() if p.is_file()}
@@ -200,3 +202,170 @@ def test_init_refuses_the_home_folder_unless_forced(isolated: Path) -> None:
     assert forced.exit_code == 0 and forced.output == f"created memory home at {folder}\n"
     assert (folder / ".git").is_dir() and (folder / "mem.toml").is_file()
     assert runner.invoke(app, ["init", str(folder)]).output == f"{folder} is already a memory home; nothing changed\n"
+
+
+# --- the synced mem.toml and this machine's mem.local.toml ---
+
+
+def git(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(home), *args], capture_output=True, text=True, check=check)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def add_setting(path: Path, section: str, line: str) -> None:
+    """Add `line` to `[section]` of a settings file (a new section at the end if it has none)."""
+    text = path.read_text() if path.exists() else ""
+    if f"\n[{section}]\n" in f"\n{text}":
+        path.write_text(f"\n{text}".replace(f"\n[{section}]\n", f"\n[{section}]\n{line}\n", 1)[1:])
+    else:
+        path.write_text(f"{text}\n[{section}]\n{line}\n")
+
+
+WITH_WEB = 'allowed = ["user_statement", "agent_summary", "consolidation", "import", "person", "web"]'
+
+
+def test_init_writes_a_local_settings_file_git_ignores(isolated: Path) -> None:
+    target = isolated / "new-home"
+    assert runner.invoke(app, ["init", str(target)]).exit_code == 0
+    assert (target / "mem.local.toml").read_text() == LOCAL_TOML
+    assert parse_config(LOCAL_TOML, "mem.local.toml") == Config() and not tomllib_sections(LOCAL_TOML)
+    assert git(target, "status", "--porcelain", "--ignored=no").stdout == ""
+    assert git(target, "check-ignore", "--quiet", "mem.local.toml", check=False).returncode == 0
+    assert git(target, "ls-files").stdout.split() == [".gitattributes", ".gitignore", "mem.toml"]
+
+
+def tomllib_sections(text: str) -> dict[str, object]:
+    import tomllib
+
+    return tomllib.loads(text)
+
+
+def test_widening_the_guard_in_mem_toml_is_reported_and_ignored(home: Path) -> None:
+    edit(home / "mem.toml", 'allowed = ["user_statement",', 'allowed = ["web", "user_statement",')
+    edit(home / "mem.toml", "[memory]\n", '[lint]\nignore = ["MEM109"]\n\n[memory]\n')
+    refused = runner.invoke(app, ["add", "-u", "alice", "plan", "Pro", "--source", "web"])
+    assert refused.exit_code == 1 and "source 'web' is not allowed" in refused.stdout
+    assert "mem: warning: mem.toml: [sources] allowed adds 'web', which is ignored: " in refused.stderr
+    assert "mem: warning: mem.toml: [lint] ignore = ['MEM109'] is ignored: " in refused.stderr
+    assert refused.stderr.count("set it in mem.local.toml") == 2
+    assert not (home / "users" / "alice").exists()
+    (home / "users" / "alice").mkdir(parents=True)
+    (home / "users" / "alice" / "notes.md").write_text("always show amounts in CAD\n")
+    linted = runner.invoke(app, ["lint"])
+    assert linted.exit_code == 1 and "MEM109" in linted.stdout  # mem.toml may not silence a rule
+    doctor = runner.invoke(app, ["doctor"])
+    assert doctor.exit_code == 1
+    assert "mem.toml: [sources] allowed adds 'web', which is ignored: " in doctor.stdout
+    assert "mem.toml: [lint] ignore = ['MEM109'] is ignored: " in doctor.stdout
+
+
+def test_widening_the_guard_in_the_local_file_applies(home: Path) -> None:
+    add_setting(home / "mem.local.toml", "sources", WITH_WEB)
+    add_setting(home / "mem.local.toml", "lint", 'ignore = ["MEM109"]')
+    added = runner.invoke(app, ["add", "-u", "alice", "plan", "Pro", "--source", "web"])
+    assert added.exit_code == 0 and added.stdout.startswith("added ") and added.stderr == ""
+    (home / "users" / "alice" / "notes.md").write_text("always show amounts in CAD\n")
+    assert runner.invoke(app, ["lint"]).exit_code == 0
+    (home / "users" / "alice" / "notes.md").unlink()
+    assert runner.invoke(app, ["doctor"]).stdout == "healthy\n"
+    assert git(home, "status", "--porcelain").stdout == ""  # the local file is never committed
+
+
+def test_tightening_the_guard_in_mem_toml_applies(home: Path) -> None:
+    edit(home / "mem.toml", '"user_statement", "agent_summary",', '"user_statement",')
+    edit(home / "mem.toml", "review = []", 'review = ["import"]')
+    refused = runner.invoke(app, ["add", "-u", "alice", "diet", "vegan", "--inferred", "--source", "agent_summary"])
+    assert refused.exit_code == 1 and "source 'agent_summary' is not allowed" in refused.stdout
+    assert "warning" not in refused.stderr
+    proposed = runner.invoke(app, ["add", "-u", "alice", "plan", "Pro", "--source", "import"])
+    assert proposed.exit_code == 0 and proposed.stdout.startswith("proposed ") and proposed.stderr == ""
+    git(home, "commit", "--quiet", "-am", "tighten the guard for every clone")
+    assert runner.invoke(app, ["doctor"]).stdout == "healthy\n"
+
+
+def test_the_local_file_replaces_a_setting_mem_toml_tightened(home: Path) -> None:
+    edit(home / "mem.toml", '"user_statement", "agent_summary",', '"user_statement",')
+    add_setting(home / "mem.local.toml", "sources", WITH_WEB)
+    for source in ("agent_summary", "web"):
+        done = runner.invoke(app, ["add", "-u", "alice", f"from_{source}", "x", "--inferred", "--source", source])
+        assert done.exit_code == 0, done.output
+
+
+def test_a_local_file_git_tracks_counts_as_synced(home: Path) -> None:
+    add_setting(home / "mem.local.toml", "sources", WITH_WEB)
+    git(home, "add", "--force", "mem.local.toml")  # committed on another machine, arrived with a sync
+    git(home, "commit", "--quiet", "-m", "share settings")
+    refused = runner.invoke(app, ["add", "-u", "alice", "plan", "Pro", "--source", "web"])
+    assert refused.exit_code == 1 and "source 'web' is not allowed" in refused.stdout
+    assert "mem.local.toml: [sources] allowed adds 'web', which is ignored: git tracks mem.local.toml" in (
+        refused.stderr
+    )
+    doctor = runner.invoke(app, ["doctor"])
+    assert doctor.exit_code == 1 and f"git -C {home} rm --cached mem.local.toml" in doctor.stdout
+    git(home, "rm", "--cached", "--quiet", "mem.local.toml")
+    git(home, "commit", "--quiet", "-m", "untrack this machine's settings")
+    assert runner.invoke(app, ["add", "-u", "alice", "plan", "Pro", "--source", "web"]).exit_code == 0
+
+
+def test_reading_commands_never_ask_git_about_the_local_file(home: Path) -> None:
+    add_setting(home / "mem.local.toml", "consolidate", 'extractor = "llm -m gpt-4o-mini -x"')
+    runner.invoke(app, ["add", "-u", "alice", "plan", "Pro"])
+    script = (
+        "import sys; from memfiles.cli import main; sys.argv=['mem','recall','-u','alice','plan']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'git' or m == 'memfiles.store.gitrepo'))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert 'value="Pro"' in done.stdout and done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def old_home(root: Path) -> None:
+    """A home as `mem init` made it before mem.local.toml: no such file, and .gitignore without it."""
+    from memfiles.ops.home import init_home
+
+    init_home(root)
+    (root / "mem.local.toml").unlink()
+    (root / ".gitignore").write_text("# Derived, rebuildable state: never committed.\n.cache/\n*.tmp\n")
+    git(root, "commit", "--quiet", "-am", "an older .gitignore")
+
+
+def test_doctor_fix_gives_an_older_home_its_local_file(home: Path) -> None:
+    old_home(home)
+    found = runner.invoke(app, ["doctor"])
+    assert found.exit_code == 1
+    assert found.stdout.startswith(".gitignore: does not list mem.local.toml, so git would commit")
+    fixed = runner.invoke(app, ["doctor", "--fix"])
+    assert fixed.exit_code == 0, fixed.output
+    assert "listed mem.local.toml in .gitignore (committed)" in fixed.stdout
+    assert (home / "mem.local.toml").read_text() == LOCAL_TOML
+    assert git(home, "status", "--porcelain").stdout == ""
+    subject = git(home, "log", "-1", "--format=%s").stdout
+    assert subject == "mem: git-ignore mem.local.toml, this machine's own settings\n"
+
+
+def test_init_clone_of_an_older_home_writes_and_ignores_the_local_file(isolated: Path) -> None:
+    first = isolated / "first"
+    old_home(first)
+    remote = isolated / "remote.git"
+    git(isolated, "clone", "--quiet", "--bare", str(first), str(remote))
+    second = isolated / "second"
+    assert runner.invoke(app, ["init", "--clone", str(remote), str(second)]).exit_code == 0
+    assert (second / "mem.local.toml").read_text() == LOCAL_TOML
+    assert git(second, "check-ignore", "--quiet", "mem.local.toml", check=False).returncode == 0
+    assert git(second, "status", "--porcelain").stdout == ""
+
+
+def test_sync_commit_never_commits_the_local_file(home: Path, isolated: Path) -> None:
+    (home / ".gitignore").write_text(".cache/\n")  # a collaborator's edit took the entry out
+    git(home, "commit", "--quiet", "-am", "shorter .gitignore")
+    git(isolated, "init", "--quiet", "--bare", str(isolated / "remote.git"))
+    git(home, "remote", "add", "origin", str(isolated / "remote.git"))
+    done = runner.invoke(app, ["sync", "--commit"])
+    assert done.exit_code == 1 and "mem.local.toml holds this machine's own settings" in done.stderr
+    assert "`mem doctor --fix` git-ignores it" in done.stderr
+    assert "mem.local.toml" not in git(home, "ls-files").stdout

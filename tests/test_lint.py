@@ -146,6 +146,38 @@ def test_structure_rules(tmp_path: Path) -> None:
     assert {("MEM502", 14), ("MEM503", 15), ("MEM504", 15), ("MEM505", 4), ("MEM507", 15)} <= found
 
 
+CONFLICTED_NOTES = (
+    "---\nscope: user:bob\nfacts: []\n---\nNotes\n=======\n"
+    "<<<<<<< HEAD\nprefers calls after 6pm\n=======\nprefers calls before noon\n>>>>>>> origin/main\n"
+)
+
+
+def test_conflict_markers_left_by_a_sync_are_errors_in_memory_and_episode_files(tmp_path: Path) -> None:
+    memory = tmp_path / "users" / "bob" / "MEMORY.md"
+    episode = tmp_path / "users" / "bob" / "episodes" / "2026" / "03" / "e.md"
+    episode.parent.mkdir(parents=True)
+    memory.write_text(CONFLICTED_NOTES)
+    episode.write_text("---\nid: e-1\n---\n<<<<<<< ours\nwent well\n=======\nwent badly\n>>>>>>> theirs\n")
+    code, out = run("lint", str(tmp_path), "--format", "json")
+    found = {(f["path"].split("/")[-1], f["line"]) for f in json.loads(out)["findings"] if f["code"] == "MEM509"}
+    assert code == 1
+    assert found == {("e.md", 4), ("e.md", 6), ("e.md", 8), ("MEMORY.md", 7), ("MEMORY.md", 9), ("MEMORY.md", 11)}
+    text = run("lint", str(memory))[1]
+    assert "MEMORY.md:7:1: MEM509 conflict marker, the start of a merge conflict" in text
+    assert ":6:1: MEM509" not in text  # `=======` under "Notes" is a heading, not part of the conflict
+
+
+def test_a_setext_heading_is_clean(tmp_path: Path) -> None:
+    path = tmp_path / "CLAUDE.md"
+    path.write_text("Project notes\n=======\n\nUse tabs.\n")
+    assert run("lint", str(path)) == (0, "clean: 1 file\n")
+
+
+def test_explain_conflict_markers() -> None:
+    code, out = run("lint", "--explain", "MEM509")
+    assert code == 0 and "conflict-marker" in out and "mem sync --commit" in out
+
+
 def test_broken_frontmatter_is_a_finding_not_a_crash(tmp_path: Path) -> None:
     path = tmp_path / "MEMORY.md"
     path.write_text("---\nscope: user:bob\nfacts: [unclosed\n---\nnotes\n")
@@ -237,8 +269,13 @@ def test_home_lint_skips_git_and_cache_and_honours_config(home: Path) -> None:
     assert code == 1
     assert out.splitlines()[0].startswith("users/alice/notes.md:1:1: MEM109 ")
     assert ".cache" not in out and ".git" not in out
-    config = home / "mem.toml"
-    config.write_text(config.read_text().replace("ignore = []", 'ignore = ["MEM109"]'))
+    synced = home / "mem.toml"  # a synced file may not silence a rule: reported, and the rule still runs
+    synced.write_text(synced.read_text() + '\n[lint]\nignore = ["MEM109"]\n')
+    result = CliRunner().invoke(app, ["lint"])
+    assert result.exit_code == 1 and "MEM109" in result.stdout
+    assert "mem: warning: mem.toml: [lint] ignore = ['MEM109'] is ignored: " in result.stderr
+    synced.write_text(synced.read_text().replace('ignore = ["MEM109"]', "ignore = []"))
+    (home / "mem.local.toml").write_text('[lint]\nignore = ["MEM109"]\n')  # this machine's settings
     code, out = run("lint")
     assert code == 0, out
 

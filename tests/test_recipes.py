@@ -224,16 +224,22 @@ def test_the_local_pre_commit_hook_blocks_an_instruction(tmp_path: Path) -> None
 # --- the extractor ---
 
 
-def test_the_extractor_setting_is_valid_mem_toml() -> None:
+def test_the_extractor_setting_is_valid_in_the_local_file_and_run_from_there(home: Path) -> None:
+    from memfiles.format.config import load_settings
+
     language, text = recipe("extractor-toml")
-    config = parse_config(text)
-    assert (
-        language == "toml"
-        and config.consolidate.extractor == "llm -m gpt-4o-mini -x"
-        and config.consolidate.extractor_timeout == 120
-    )
+    assert language == "toml" and "in the home's `mem.local.toml`" in README.split("<!-- recipe: extractor-toml")[0]
+    config = parse_config(text, "mem.local.toml")
+    assert config.consolidate.extractor == "llm -m gpt-4o-mini -x" and config.consolidate.extractor_timeout == 120
     words = shlex.split(recipe("extractor")[1])
     assert words[:2] == ["mem", "consolidate"] and words[words.index("--extractor") + 1] == config.consolidate.extractor
+    (home / "mem.local.toml").write_text(text + "\n")  # as the README says: this machine's settings
+    assert load_settings(home).config.consolidate.extractor == "llm -m gpt-4o-mini -x"
+    (home / "mem.toml").write_text(text + "\n")  # the same lines in the synced file are reported, not run
+    (home / "mem.local.toml").unlink()
+    settings = load_settings(home)
+    assert settings.config.consolidate.extractor == "" and settings.config.consolidate.extractor_timeout == 120
+    assert [i.key for i in settings.ignored] == ["[consolidate] extractor"]
 
 
 def test_mem_consolidate_takes_the_extractor_option() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -453,3 +454,56 @@ def test_a_guarded_write_compiles_only_the_expressions_its_value_needs() -> None
         "assert rules_exfil._IMAGE._compiled is not None\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True)
+
+
+# --- MEM509: conflict markers (memfiles.lint.rules_structure.check_markers) ---
+
+
+def markers(text: str) -> list[tuple[int, str]]:
+    from memfiles.lint.rules_structure import check_markers
+
+    found = check_markers(text)
+    assert all((f.code, f.severity, f.col) == ("MEM509", "error", 1) for f in found)
+    return [(f.line, f.excerpt) for f in found]
+
+
+def test_each_line_of_a_conflict_is_reported() -> None:
+    text = "notes\n<<<<<<< ours\nprefers email\n=======\nprefers SMS\n>>>>>>> theirs\nafter\n"
+    assert markers(text) == [(2, "<<<<<<< ours"), (4, "======="), (6, ">>>>>>> theirs")]
+    diff3 = "<<<<<<< HEAD\na\n||||||| base\nb\n=======\nc\n>>>>>>> origin/main\n"
+    assert [line for line, _ in markers(diff3)] == [1, 3, 5, 7]
+    crlf = "<<<<<<<\r\na\r\n=======\r\nb\r\n>>>>>>>\r\n"  # markers without labels, in a file with CRLF lines
+    assert markers(crlf) == [(1, "<<<<<<<"), (3, "======="), (5, ">>>>>>>")]
+
+
+def test_a_heading_underline_and_other_look_alikes_are_not_markers() -> None:
+    heading = "Notes\n=======\n\nPreferences\n=======\n"
+    assert markers(heading) == []
+    assert markers("<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\nTitle\n=======\n") == [
+        (1, "<<<<<<< ours"),
+        (3, "======="),
+        (5, ">>>>>>> theirs"),
+    ]  # the underline after the conflict is not part of it
+    for text in (
+        "<<<<<<<< eight\n========\n>>>>>>>> eight\n",  # not git's marker size
+        "<<<<<<<ours\n=======\n>>>>>>>theirs\n",  # a marker is alone or before a space
+        " <<<<<<< indented\n=======\n >>>>>>> indented\n",  # markers start their line
+        "the `<<<<<<<` and `>>>>>>>` lines of a conflict\n=======\n",
+    ):
+        assert markers(text) == [], text
+    # a start left alone is reported (as `mem sync` and `mem doctor` do); `=======` with text after it never is
+    assert markers("<<<<<<< ours\n======= not alone\n") == [(1, "<<<<<<< ours")]
+
+
+def test_real_git_markers_are_found(tmp_path: Path) -> None:
+    sides = {"base": "# Notes\n=======\nprefers email\n", "ours": "# Notes\n=======\nprefers SMS\n"}
+    sides["theirs"] = "# Notes\n=======\nprefers post\n"
+    for name, text in sides.items():
+        (tmp_path / name).write_text(text)
+    merged = subprocess.run(
+        ["git", "merge-file", "-p", str(tmp_path / "ours"), str(tmp_path / "base"), str(tmp_path / "theirs")],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert [excerpt[:7] for _line, excerpt in markers(merged)] == ["<<<<<<<", "=======", ">>>>>>>"]
+    assert markers(merged)[0][0] == 3  # the heading's underline above the conflict is not reported

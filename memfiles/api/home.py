@@ -3,6 +3,7 @@ home (lint, consolidate, sync, doctor, the audit log); `open_home`, `init` and `
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,7 +14,7 @@ from memfiles.api.models import Cloned, Consolidation, DoctorReport, Initialised
 from memfiles.api.scope import ScopeHandle
 from memfiles.errors import ScopeError, UsageError
 from memfiles.format import layout
-from memfiles.format.config import Config, load_config
+from memfiles.format.config import Config, Ignored, Settings, load_settings
 from memfiles.format.layout import Paths, Scope
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from memfiles.lint.engine import LintReport
 
 Progress = Callable[[int, int], None]  # tick(done, total), for a progress bar
+log = logging.getLogger("memfiles")  # a settings value left out is a warning (the CLI prints it on stderr)
 
 
 def choose_scope(config: Config, user: str | None = None, scope: str | None = None) -> Scope:
@@ -40,11 +42,23 @@ def choose_scope(config: Config, user: str | None = None, scope: str | None = No
 
 
 class Home:
-    """An opened memory home: its folder (`root`), settings (`config`) and layout (`paths`)."""
+    """An opened memory home: its folder (`root`), settings (`config`, from `settings`) and layout (`paths`)."""
 
-    def __init__(self, paths: Paths, config: Config) -> None:
+    def __init__(self, paths: Paths, settings: Settings) -> None:
+        # Reading methods use `settings.safe`: the same as `config` in every setting they read, and it
+        # never asks git whether it tracks mem.local.toml, so reading commands never start git.
         self.paths = paths
-        self.config = config
+        self.settings = settings
+
+    @property
+    def config(self) -> Config:
+        """The settings in effect: mem.toml as far as a synced file may set them, mem.local.toml on top."""
+        return self.settings.config
+
+    @property
+    def ignored(self) -> list[str]:
+        """Each settings value left out (a command, or a relaxation, in a synced file), as a line to show."""
+        return [ignored.line() for ignored in self.settings.left_out()]
 
     def __repr__(self) -> str:
         return f"Home({str(self.root)!r})"
@@ -67,13 +81,13 @@ class Home:
 
     def choose(self, user: str | None = None, scope: str | None = None) -> ScopeHandle:
         """The scope a command works on: `user` or `scope` (not both), else `$MEM_USER`, else default_scope."""
-        return ScopeHandle(self, choose_scope(self.config, user, scope))
+        return ScopeHandle(self, choose_scope(self.settings.safe, user, scope))
 
     def choose_scopes(self, users: Sequence[str] = (), scopes: Sequence[str] = ()) -> list[str]:
         """Every user and scope given, in order (a user plus their org), without repeats; else the default one."""
-        chosen = [choose_scope(self.config, user=u) for u in users]
-        chosen += [choose_scope(self.config, scope=s) for s in scopes]
-        return [str(s) for s in dict.fromkeys(chosen)] or [str(choose_scope(self.config))]
+        chosen = [choose_scope(self.settings.safe, user=u) for u in users]
+        chosen += [choose_scope(self.settings.safe, scope=s) for s in scopes]
+        return [str(s) for s in dict.fromkeys(chosen)] or [str(choose_scope(self.settings.safe))]
 
     def recall(
         self,
@@ -98,7 +112,7 @@ class Home:
 
         chosen = _parse_scopes(scopes)
         dates = when_text(since), when_text(until), when_text(as_of)
-        options = retrieve.recall_options(self.config, k, kind, *dates, min_score, half_life_days)
+        options = retrieve.recall_options(self.settings.safe, k, kind, *dates, min_score, half_life_days)
         found = retrieve.recall(self.paths, chosen, query, options, budget=budget, max_chars=max_chars)
         return RecallResult.of(found)
 
@@ -116,7 +130,8 @@ class Home:
         from memfiles.recall.render import estimate_tokens
         from memfiles.recall.render import markdown as as_markdown
 
-        found = retrieve.render_memory(self.paths, self.config, _parse_scopes(scopes), episodes, budget, max_chars)
+        chosen = _parse_scopes(scopes)
+        found = retrieve.render_memory(self.paths, self.settings.safe, chosen, episodes, budget, max_chars)
         result = RecallResult.of(found)
         if not markdown:
             return result
@@ -124,10 +139,12 @@ class Home:
         return result.model_copy(update={"text": text, "tokens": estimate_tokens(text)})
 
     def lint(self, *, select: str | None = None, ignore: str | None = None, jobs: int | None = None) -> LintReport:
-        """Lint the whole home (not .git/ or .cache/) with mem.toml's ignored codes added to `ignore`."""
+        """Lint the whole home (not .git/ or .cache/) with mem.local.toml's ignored codes added to `ignore`."""
         from memfiles.lint import engine
 
-        ignored = engine.parse_codes(ignore) + engine.parse_codes(",".join(self.config.lint.ignore))
+        # Git is asked whether it tracks mem.local.toml only when that file widens [lint] itself.
+        settings = self.config if self.settings.widens("lint") else self.settings.safe
+        ignored = engine.parse_codes(ignore) + engine.parse_codes(",".join(settings.lint.ignore))
         return engine.lint_paths([self.root], engine.parse_codes(select), ignored, self.root, jobs)
 
     def consolidate(
@@ -185,7 +202,18 @@ def open_home(
     if create:
         init(root)
     layout.require_home(root)
-    return Home(Paths(root), load_config(root / layout.CONFIG_NAME))
+    return Home(Paths(root), load_settings(root, lambda: _tracked(root), _warn))
+
+
+def _tracked(root: Path) -> bool:
+    """Whether git tracks the home's mem.local.toml (then it is synced like mem.toml, and trusted no more)."""
+    from memfiles.store import gitrepo
+
+    return gitrepo.is_repo(root) and gitrepo.tracked(root, layout.LOCAL_CONFIG_NAME)
+
+
+def _warn(ignored: Ignored) -> None:
+    log.warning("%s", ignored.line())
 
 
 def init(path: str | os.PathLike[str] | None = None, *, force: bool = False) -> Initialised:

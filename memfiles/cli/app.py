@@ -84,6 +84,7 @@ def main(
     """Long-term memory for AI agents in plain markdown files, kept in git."""
     ctx.meta["mem.home"] = home
     ctx.meta["mem.debug"] = debug
+    output.show_warnings()  # e.g. a command in mem.toml, which is never run
 
 
 def home_option(ctx: typer.Context) -> Path | None:

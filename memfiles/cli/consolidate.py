@@ -25,7 +25,7 @@ def consolidate(
     ] = None,
     extractor: Annotated[
         str | None,
-        typer.Option("--extractor", metavar="CMD", help="Extractor command (else mem.toml; '' for none)."),
+        typer.Option("--extractor", metavar="CMD", help="Extractor command (else mem.local.toml's; '' for none)."),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:

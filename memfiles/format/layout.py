@@ -19,6 +19,7 @@ from memfiles.errors import HomeError, ScopeError
 KINDS = {"user": "users", "org": "orgs", "agent": "agents"}
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 CONFIG_NAME = "mem.toml"
+LOCAL_CONFIG_NAME = "mem.local.toml"  # this machine's settings: git-ignored, never synced
 MEMORY_NAME = "MEMORY.md"
 EPISODES_DIR = "episodes"
 DIGEST_NAME = "DIGEST.md"
@@ -118,6 +119,10 @@ class Paths:
     @property
     def config(self) -> Path:
         return self.root / CONFIG_NAME
+
+    @property
+    def local_config(self) -> Path:
+        return self.root / LOCAL_CONFIG_NAME
 
     @property
     def cache(self) -> Path:

@@ -1,4 +1,5 @@
-"""`mem lint`: walk files, run the text rules (and structure rules on MEMORY.md), apply suppressions.
+"""`mem lint`: walk files, run the text rules and the conflict-marker rule (and structure rules on MEMORY.md),
+apply suppressions.
 
 I/O lives here (reading files); the rules themselves are pure (memfiles.lint.rules, rules_structure).
 Suppression is per line and visible: `<!-- mem: allow MEM101 reason -->` (or `# mem: allow …` in
@@ -112,8 +113,8 @@ def _suppressions(lines: list[str]) -> dict[int, tuple[set[str], str, tuple[int,
 
 
 def lint_text(text: str, path: str, memory: bool = False) -> list[Finding]:
-    """Findings for one file's text: the text rules, plus structure rules when it is a MEMORY.md."""
-    found = rules.check_text(text)
+    """Findings for one file's text: the text rules and conflict markers, plus structure rules in a MEMORY.md."""
+    found = rules.check_text(text) + rules_structure.check_markers(text)
     if memory:
         found.extend(rules_structure.check_memory(text.encode("utf-8"), path))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

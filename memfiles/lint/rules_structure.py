@@ -1,4 +1,5 @@
-"""MEM5xx: structure of a MEMORY.md (FORMAT.md, "Facts"): what makes a memory file wrong, not dangerous.
+"""MEM5xx: structure of a MEMORY.md (FORMAT.md, "Facts"): what makes a memory file wrong, not dangerous;
+and (MEM509, in every file lint reads) the conflict markers a merge left.
 
 Pure: takes the file's bytes and returns findings. A file that does not parse is a finding with
 its line (never an exception), so `mem lint` reports every broken file and goes on.
@@ -6,6 +7,7 @@ its line (never an exception), so `mem lint` reports every broken file and goes 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from memfiles import clock
@@ -104,6 +106,18 @@ RULES: list[Rule] = [
         "a 2 MB MEMORY.md",
         "a 20 KB MEMORY.md",
     ),
+    _rule(
+        "MEM509",
+        ERROR,
+        "conflict-marker",
+        "the lines of a merge conflict git left in a file (`<<<<<<< `, `=======`, `>>>>>>> `), in any file lint reads",
+        "both sides of an unfinished merge are in the file: in MEMORY.md's facts it does not parse, in notes, episodes "
+        "and instruction files both versions reach the prompt, and a commit would sync the markers to every clone",
+        "keep the right text and delete the marker lines, then run `mem sync --commit` (while a sync's merge is "
+        "unfinished) or commit the file",
+        "<<<<<<< ours\nprefers email\n=======\nprefers SMS\n>>>>>>> theirs",
+        "Notes\n=======\n(a heading underline: not between <<<<<<< and >>>>>>> lines)",
+    ),
 ]
 BY_CODE = {rule.code: rule for rule in RULES}
 
@@ -151,4 +165,40 @@ def check_memory(data: bytes, path: str) -> list[Finding]:
             target = fact.superseded_by
             message = f"fact {fact.id} is superseded_by {target!r}, which is not in the file"
             found.append(_finding("MEM507", line, message))
+    return found
+
+
+# git writes a conflict as `<<<<<<< label`, the ours side, (`||||||| label`, the base, in diff3 style),
+# `=======`, the theirs side, `>>>>>>> label`: markers of 7 characters alone or before a space, at a
+# line's start. `<<<<<<<` and `>>>>>>>` lines are markers wherever they are (as `mem sync` and `mem
+# doctor` read them); `=======` and `|||||||` only between them, since `=======` alone underlines a
+# heading.
+_OPEN, _CLOSE = re.compile(r"<{7}(?: |$)"), re.compile(r">{7}(?: |$)")
+_INSIDE = re.compile(r"(?:={7}|\|{7}(?: .*)?)$")
+_PARTS = {
+    "<": "the start of a merge conflict (this side follows)",
+    "|": "the base of a merge conflict",
+    "=": "the middle of a merge conflict (the other side follows)",
+    ">": "the end of a merge conflict",
+}
+
+
+def check_markers(text: str) -> list[Finding]:
+    """MEM509 for each line of a merge conflict (docs/LINT.md): linear in the text, nothing but the markers read."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+        return []
+    found: list[Finding] = []
+    inside = False
+    for number, line in enumerate(text.split("\n"), 1):
+        if line[:1] not in _PARTS:
+            continue
+        line = line.removesuffix("\r")
+        if _OPEN.match(line):
+            inside = True
+        elif _CLOSE.match(line):
+            inside = False
+        elif not (inside and _INSIDE.match(line)):
+            continue
+        message = f"conflict marker, {_PARTS[line[0]]}: keep the right text and delete the marker lines"
+        found.append(Finding("MEM509", ERROR, message, number, 1, line[:60]))
     return found

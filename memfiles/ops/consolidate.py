@@ -352,7 +352,7 @@ def _quote(value: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """What `mem consolidate` asks for; None means "as mem.toml says"."""
+    """What `mem consolidate` asks for; None means "as the settings say" (the extractor: mem.local.toml's)."""
 
     dry_run: bool = False
     older_than_days: float | None = None
@@ -377,6 +377,8 @@ def _run_scope(
 
     now = clock.now()
     days = config.consolidate.older_than_days if options.older_than_days is None else options.older_than_days
+    # The extractor is a command: from --extractor, else from mem.local.toml. `config` is the settings in
+    # effect, in which mem.toml's extractor never appears (memfiles.format.config.tighten).
     command = (config.consolidate.extractor if options.extractor is None else options.extractor).strip()
     answer: ExtractorOutput | None = None
     seen: set[str] | None = None

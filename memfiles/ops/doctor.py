@@ -1,11 +1,14 @@
 """`mem doctor`: find what a crash, a hand edit or a bad merge left wrong in a home, and repair it.
 
-Checks, each a Problem line: settings parse; every MEMORY.md parses; no recall index is corrupt;
-no temp files from an interrupted write; no unfinished sync merge and no conflict markers; no stale
-git index lock; no uncommitted memory changes; git's own fsck. Repairs (`--fix`) only what is safe:
-an uncommitted file that parses is committed, one that does not is restored from the last commit;
-temp files and a stale index lock are removed; a corrupt index is rebuilt (`--reindex` rebuilds
-every one: the indexes are caches of the files). An unfinished merge and conflict markers need a person.
+Checks, each a Problem line: settings parse, mem.toml sets nothing a synced file may not (a command,
+a relaxation of the guard) and mem.local.toml stays out of git; every MEMORY.md parses; no recall
+index is corrupt; no temp files from an interrupted write; no unfinished sync merge and no conflict
+markers; no stale git index lock; no uncommitted memory changes; git's own fsck. Repairs (`--fix`)
+only what is safe: an uncommitted file that parses is committed, one that does not is restored
+from the last commit; temp files and a stale index lock are removed; a corrupt index is rebuilt
+(`--reindex` rebuilds every one: the indexes are caches of the files); a home made before
+mem.local.toml existed gets the file and its .gitignore entry. An unfinished merge, conflict
+markers and settings a synced file may not set need a person.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from pathlib import Path
 
 from memfiles.errors import MemError
 from memfiles.format import layout
-from memfiles.format.config import load_config
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.memoryfile import parse
 from memfiles.store import gitrepo
@@ -41,11 +43,7 @@ class Problem:
 
 def examine(paths: Paths) -> list[Problem]:
     """Every problem found in the home, in a stable order."""
-    problems: list[Problem] = []
-    try:
-        load_config(paths.config)
-    except MemError as exc:
-        problems.append(Problem(layout.CONFIG_NAME, str(exc)))
+    problems = _settings(paths)
     for scope in paths.scopes():
         memory = paths.memory_file(scope)
         if memory.is_file():
@@ -57,6 +55,45 @@ def examine(paths: Paths) -> list[Problem]:
     problems.extend(_temp_files(paths))
     problems.extend(_git_state(paths))
     return problems
+
+
+def _settings(paths: Paths) -> list[Problem]:
+    """Both settings files parse; mem.toml sets no command or relaxation; git neither tracks nor would add
+    mem.local.toml (this machine's settings)."""
+    from memfiles.format.config import load_settings
+
+    root, local = paths.root, layout.LOCAL_CONFIG_NAME
+    repo = gitrepo.is_repo(root)
+    tracked = repo and gitrepo.tracked(root, local)
+    try:
+        ignored = load_settings(root, lambda: tracked).left_out()
+    except MemError as exc:
+        where, _, what = str(exc).partition(": ")
+        return [Problem(where, what)]
+    problems = [Problem(i.file, f"{i.key} {i.what}: {i.why}") for i in ignored]
+    if tracked:
+        problems.append(
+            Problem(
+                local,
+                f"git tracks it, so this machine's own settings are shared by every clone like {layout.CONFIG_NAME} "
+                f"(a command or relaxation in it is not applied): untrack it with git -C {root} rm --cached {local}, "
+                "then commit",
+            )
+        )
+    elif repo and not gitrepo.ignored(root, local):
+        fix = None if gitrepo.merge_in_progress(root) else _local_settings(paths)
+        what = f"does not list {local}, so git would commit this machine's own settings"
+        problems.append(Problem(".gitignore", what, fix))
+    return problems
+
+
+def _local_settings(paths: Paths) -> Callable[[], str]:
+    def ensure() -> str:
+        from memfiles.ops.home import ensure_local_settings
+
+        return "; ".join(ensure_local_settings(paths.root)) or "nothing to do"
+
+    return ensure
 
 
 def _indexes(paths: Paths) -> list[Problem]:

@@ -6,14 +6,20 @@ from pathlib import Path
 
 from memfiles.errors import HomeError
 from memfiles.format import layout
-from memfiles.format.config import DEFAULT_TOML
+from memfiles.format.config import DEFAULT_TOML, LOCAL_TOML
 
 GITATTRIBUTES = "# MEMORY.md files merge fact by fact (mem merge-driver), at every depth.\nMEMORY.md merge=mem\n"
-GITIGNORE = "# Derived, rebuildable state (indexes, locks): never committed.\n.cache/\n*.tmp\n"
+IGNORE_LOCAL = (
+    "# This machine's own settings (commands such as the extractor, relaxations): never synced.\n"
+    f"/{layout.LOCAL_CONFIG_NAME}\n"
+)
+GITIGNORE = "# Derived, rebuildable state (indexes, locks): never committed.\n.cache/\n*.tmp\n" + IGNORE_LOCAL
+IGNORED_LOCAL_MESSAGE = f"mem: git-ignore {layout.LOCAL_CONFIG_NAME}, this machine's own settings\n"
 
 
 def init_home(root: Path, force: bool = False) -> bool:
-    """Create a memory home at `root` (git repo, mem.toml, .gitattributes, .gitignore, first commit).
+    """Create a memory home at `root` (git repo, mem.toml, .gitattributes, .gitignore, first commit), and this
+    machine's mem.local.toml, which .gitignore keeps out of git.
 
     Returns False, changing nothing, when `root` already is a home. Refuses the filesystem root and
     the user's home folder unless `force`: a home is a git repository of its own.
@@ -43,6 +49,7 @@ def init_home(root: Path, force: bool = False) -> bool:
         ) from None
     gitrepo.init(root, written, "mem: init memory home")
     register_merge_driver(root)
+    ensure_local_settings(root)  # a .gitignore that was there before lacks the entry: it is added then
     return True
 
 
@@ -72,6 +79,28 @@ def _blocker(root: Path, exc: OSError) -> str:
                 return f"{part} is a file, not a folder"
             break
     return f"{exc.strerror or exc}: {exc.filename or root}"
+
+
+def ensure_local_settings(root: Path) -> list[str]:
+    """Give a home made before mem.local.toml existed (or a clone) that file, and git-ignore it; what was done.
+
+    The .gitignore entry is committed, so every clone ignores the file from its next sync on.
+    """
+    from memfiles.store import gitrepo
+
+    done = []
+    name = layout.LOCAL_CONFIG_NAME
+    if not gitrepo.ignored(root, name):
+        gitignore = root / ".gitignore"
+        text = gitignore.read_text(encoding="utf-8") if gitignore.is_file() else ""
+        gitignore.write_text(text + ("\n" if text and not text.endswith("\n") else "") + IGNORE_LOCAL, encoding="utf-8")
+        gitrepo.commit(root, [".gitignore"], IGNORED_LOCAL_MESSAGE)
+        done.append(f"listed {name} in .gitignore (committed)")
+    local = root / name
+    if not local.exists() and not local.is_symlink():
+        local.write_text(LOCAL_TOML, encoding="utf-8")
+        done.append(f"wrote {name}, this machine's settings (all commented out)")
+    return done
 
 
 def register_merge_driver(root: Path) -> None:

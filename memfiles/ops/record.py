@@ -71,7 +71,8 @@ def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
     if source not in config.sources.allowed:
         raise RefusedError(
             "MEM601",
-            f"source {source!r} is not allowed (mem.toml [sources] allowed: {', '.join(config.sources.allowed)})",
+            f"source {source!r} is not allowed ([sources] allowed: {', '.join(config.sources.allowed)}; "
+            "a source is added in mem.local.toml)",
         )
     summary = new.summary.replace("\r\n", "\n").strip()
     size = len(summary) + sum(len(e) for e in new.events)

@@ -161,9 +161,17 @@ def _prepare(paths: Paths, commit: bool) -> bool:
 
 
 def _check_files(paths: Paths, changed: list[str]) -> None:
-    """Refuse to commit a MEMORY.md that does not parse, or any text left with conflict markers."""
+    """Refuse to commit a MEMORY.md that does not parse, any text left with conflict markers, or mem.local.toml."""
     from memfiles.format.memoryfile import parse
 
+    local = layout.LOCAL_CONFIG_NAME  # this machine's settings: committing them would sync them to every clone
+    tracked = local in changed and gitrepo.tracked(paths.root, local)
+    if tracked or (local in changed and not gitrepo.ignored(paths.root, local)):
+        fix = f"untrack it: git -C {paths.root} rm --cached {local}" if tracked else "`mem doctor --fix` git-ignores it"
+        raise MemError(
+            f"{local} holds this machine's own settings, which are never committed, and git would commit it: "
+            f"{fix}; then run `mem sync --commit` again"
+        )
     for relpath in changed:
         path = paths.root / relpath
         if not path.is_file() or path.is_symlink():
@@ -246,7 +254,7 @@ def clone_home(url: str, root: Path) -> bool:
     Returns True when the remote was empty and a fresh home was started in the clone (the first
     `mem sync` pushes it).
     """
-    from memfiles.ops.home import init_home, register_merge_driver
+    from memfiles.ops.home import ensure_local_settings, init_home, register_merge_driver
 
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise HomeError(
@@ -270,6 +278,7 @@ def clone_home(url: str, root: Path) -> bool:
             f"{url} is a git repository but not a memory home (no {layout.CONFIG_NAME}); the clone is left at {root}"
         )
     register_merge_driver(root)
+    ensure_local_settings(root)  # this clone's own settings file, git-ignored (an older home's .gitignore gains it)
     return False
 
 

@@ -78,7 +78,8 @@ def validate(new: NewFact, config: Config) -> Fact:
     if source not in config.sources.allowed:
         raise RefusedError(
             "MEM601",
-            f"source {source!r} is not allowed (mem.toml [sources] allowed: {', '.join(config.sources.allowed)}); "
+            f"source {source!r} is not allowed ([sources] allowed: {', '.join(config.sources.allowed)}; "
+            "a source is added in mem.local.toml); "
             "text an agent read from the web or a tool is how injected instructions become memory",
         )
     check_text_field("value", new.value, config.memory.max_value_chars)

@@ -228,6 +228,19 @@ def changed_files(root: Path) -> list[tuple[str, str]]:
     return changes
 
 
+def tracked(root: Path, relpath: str) -> bool:
+    """Whether git's index holds `relpath`: git carries it to every clone, whatever .gitignore says."""
+    return bool(_run(root, "ls-files", "-z", "--", relpath, env=_LITERAL).out)
+
+
+def ignored(root: Path, relpath: str) -> bool:
+    """Whether .gitignore (or this clone's excludes) keeps `relpath` out of git while git does not track it."""
+    done = _run(root, "check-ignore", "--quiet", "--no-index", "--", relpath, check=False)  # takes no literal spec
+    if done.status > 1:
+        raise GitError(_failure(root, "check-ignore", done))
+    return done.status == 0
+
+
 def restore(root: Path, relpath: str) -> None:
     """Put a file back as it is in HEAD (or remove it when HEAD does not have it)."""
     known = _run(root, "cat-file", "-e", f"HEAD:{relpath}", check=False).status == 0
