@@ -67,6 +67,13 @@ class Fact(BaseModel):
             raise ValueError(f"`id` is {value!r}, expected an id such as f-3f9a1c2e")
         return value
 
+    @field_validator("value")
+    @classmethod
+    def _value_given(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("`value` is empty: every fact needs a value (`mem forget` removes a fact)")
+        return value
+
     @field_validator("source")
     @classmethod
     def _source_given(cls, value: str) -> str:
