@@ -297,6 +297,9 @@ def _commit(root: Path, message: str) -> None:
     env.update(GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@localhost")
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, env=env)
     subprocess.run(["git", "-C", str(root), "commit", "-q", "--no-verify", "-m", message], check=True, env=env)
+    # Packed now: else the first `mem` commit starts `git gc --auto` over every loose object, in the
+    # background, for minutes, while the writes are timed.
+    subprocess.run(["git", "-C", str(root), "gc", "--quiet"], check=True, env=env)
 
 
 def scope_home(root: Path, count: int, seed: int = 7, facts: int = 60, jobs: int = 2) -> Path:

@@ -194,6 +194,7 @@ def writes(bench: Bench, what: str) -> list[Row]:
             return [bench.mem, "add", f"bench_{n}", f"value {token} {n}", "-u", f"u{n * 37 % 10_000:05d}"]
         return [bench.mem, "episode", f"Bench {token} {n}: refund issued", "-u", f"u{n * 53 % 10_000:05d}"]
 
+    wait_for_gc(home)
     before = commits(home)
     ours, theirs, _ = bench.paired(write, bench.baseline("W"), env)
     if commits(home) - before != bench.runs + 1:
