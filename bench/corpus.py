@@ -296,9 +296,10 @@ def _commit(root: Path, message: str) -> None:
     env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost"}
     env.update(GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@localhost")
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, env=env)
-    subprocess.run(["git", "-C", str(root), "commit", "-q", "--no-verify", "-m", message], check=True, env=env)
-    # Packed now: else the first `mem` commit starts `git gc --auto` over every loose object, in the
-    # background, for minutes, while the writes are timed.
+    # Packed here, once: else this commit (and the first `mem` one) starts `git gc --auto` over every loose
+    # object in the background, for minutes, while recall and the writes are timed.
+    commit = ["git", "-C", str(root), "-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m", message]
+    subprocess.run(commit, check=True, env=env)
     subprocess.run(["git", "-C", str(root), "gc", "--quiet"], check=True, env=env)
 
 

@@ -157,6 +157,7 @@ def recall(bench: Bench, count: int, against: str, limit: float, strict: bool = 
     name = f"{count // 1000}k" if count >= 1000 else str(count)
     home = corpus.scope_home(bench.work / f"scope-{name}", count)
     env = environment(home)
+    wait_for_gc(home)
 
     def query(word: str) -> Callable[[int], list[str]]:
         return lambda _n: [bench.mem, "recall", word, "-u", "bench"]
