@@ -322,7 +322,13 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     bench = Bench(args.work, args.runs)
     about = machine(bench)
-    rows = [row for name in ROWS if name in names for row in measure(bench, name)]
+    rows: list[Row] = []
+    for name in (n for n in ROWS if n in names):
+        started = time.perf_counter()
+        got = measure(bench, name)
+        rows += got
+        print(f"bench: {name} measured in {time.perf_counter() - started:.0f} s, load {load()}", file=sys.stderr)
+        print(table(got), file=sys.stderr)  # as it goes: a long run that is stopped still says something
     about["load average at end"] = load()
     if args.json:
         report = {"machine": about, "baselines": BASELINES, "rows": [asdict(r) | {"ratio": r.ratio} for r in rows]}
