@@ -178,7 +178,7 @@ class Home:
 
         rebuilt = doctor.reindex(self.paths) if reindex else []
         done, problems = doctor.run(self.paths, fix)
-        return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems])
+        return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems], notes=doctor.notes(self.paths))
 
     def log(self, limit: int = 20) -> list[LogEntry]:
         """The audit trail: the home's most recent commits, newest first."""
