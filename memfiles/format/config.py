@@ -43,7 +43,7 @@ max_episode_chars = 20000
 # Sources a write may name. "web" and "tool_output" are left out on purpose: text an agent read
 # is how injected instructions become memory. Here sources may only be removed; a source is
 # added on one machine, in its mem.local.toml.
-allowed = ["user_statement", "agent_summary", "consolidation", "import", "person"]
+allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person"]
 # Sources whose writes wait as `proposed` until a person runs `mem accept` (e.g. ["agent_summary"]).
 review = []
 
@@ -67,11 +67,11 @@ older_than_days = 30
 # [lint] ignore (rule codes `mem lint` does not report) is read only from mem.local.toml: a synced
 # file may not silence the rules.
 
-[guard]
-# An episode the guard finds instruction-shaped is stored but held back from recall and render
-# until a person accepts it ("quarantine", the default; `mem review`), or refused ("refuse").
-# This file may only tighten it to "refuse"; mem.local.toml may set either.
-episodes = "quarantine"
+# [guard] episodes: an episode the guard finds instruction-shaped is stored but held back from
+# recall and render until a person accepts it ("quarantine", the default; `mem review`), or
+# refused ("refuse"). This file may only tighten it to "refuse"; mem.local.toml may set either.
+# [guard]
+# episodes = "refuse"
 """
 
 # Written by `mem init` beside mem.toml, and never committed (.gitignore): every line a comment.
@@ -87,7 +87,7 @@ LOCAL_TOML = """\
 # extractor = "llm -m gpt-4o-mini -x"   # the command `mem consolidate` asks (mem.toml's never runs)
 #
 # [sources]
-# allowed = ["user_statement", "agent_summary", "consolidation", "import", "person", "web"]
+# allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person", "web"]
 # review = []
 #
 # [lint]
@@ -111,7 +111,7 @@ class MemorySettings(_Section):
     max_episode_chars: NonNegativeInt = 20000
 
 
-DEFAULT_ALLOWED = ("user_statement", "agent_summary", "consolidation", "import", "person")
+DEFAULT_ALLOWED = ("user_statement", "agent_summary", "consolidation", "import", "capture", "person")
 
 
 class SourcesSettings(_Section):

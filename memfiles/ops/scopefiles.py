@@ -49,7 +49,7 @@ class ScopeFiles:
     memory_size: int
     episodes: list[StoredEpisode]
     digests: dict[str, tuple[Path, bytes]]  # home-relative path -> (path, bytes) of existing DIGEST.md files
-    problems: list[MemError]  # episode files that did not parse: reported, never rewritten or folded
+    problems: list[MemError]  # episode files that did not parse or are held back: reported, never rewritten or folded
     unparsed_size: int = 0
 
 
@@ -83,6 +83,7 @@ def read(paths: Paths, scope: Scope, progress: Progress | None = None) -> ScopeF
             unparsed += len(data)
             continue
         if withheld(episode):
+            problems.append(MemError(f"{relpath}: episode {episode.id} is held back by the guard (see `mem review`)"))
             continue
         if path.parent not in digests_of:  # one check per month folder, not per file
             digest = paths.digest_file(path)
