@@ -131,6 +131,25 @@ def held(paths: Paths, scope: Scope) -> list[Held]:
     return out
 
 
+def unsettled(paths: Paths) -> list[tuple[str, int, HeldFinding]]:
+    """(path, line of its summary, finding) for each flagged episode of the home: what `mem lint` adds to its
+    report, since the guard reads an episode as it is shown (lines joined) and lint reads its lines."""
+    out: list[tuple[str, int, HeldFinding]] = []
+    for scope in paths.scopes():
+        for one in held(paths, scope):
+            if one.review.state != "flagged":
+                continue
+            try:
+                data = (paths.root / one.relpath).read_bytes()
+            except OSError:
+                continue
+            body = data.rfind(b"\n---", 0, len(data) - len(one.episode.summary.encode("utf-8")))
+            line = data.count(b"\n", 0, body + 1) + 2 if body >= 0 else 1
+            found = one.review.findings or [HeldFinding(code="MEM1", message="status: flagged")]
+            out += [(one.relpath, line, finding) for finding in found]
+    return out
+
+
 def accept(paths: Paths, scope: Scope, episode_id: str, by: str) -> Held:
     """A person lets a held episode in: `status: accepted` and `accepted:` with the hash of this text; one commit."""
 
