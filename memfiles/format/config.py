@@ -43,7 +43,7 @@ max_episode_chars = 20000
 # Sources a write may name. "web" and "tool_output" are left out on purpose: text an agent read
 # is how injected instructions become memory. Here sources may only be removed; a source is
 # added on one machine, in its mem.local.toml.
-allowed = ["user_statement", "agent_summary", "consolidation", "import", "person"]
+allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person"]
 # Sources whose writes wait as `proposed` until a person runs `mem accept` (e.g. ["agent_summary"]).
 review = []
 
@@ -81,7 +81,7 @@ LOCAL_TOML = """\
 # extractor = "llm -m gpt-4o-mini -x"   # the command `mem consolidate` asks (mem.toml's never runs)
 #
 # [sources]
-# allowed = ["user_statement", "agent_summary", "consolidation", "import", "person", "web"]
+# allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person", "web"]
 # review = []
 #
 # [lint]
@@ -102,7 +102,7 @@ class MemorySettings(_Section):
     max_episode_chars: NonNegativeInt = 20000
 
 
-DEFAULT_ALLOWED = ("user_statement", "agent_summary", "consolidation", "import", "person")
+DEFAULT_ALLOWED = ("user_statement", "agent_summary", "consolidation", "import", "capture", "person")
 
 
 class SourcesSettings(_Section):
