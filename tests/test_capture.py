@@ -406,3 +406,31 @@ def test_extract_without_an_extractor_is_skipped_and_said(home: Path, tmp_path: 
     transcript = write_jsonl(tmp_path / "s.jsonl", first_half())
     result = runner.invoke(app, ["capture", str(transcript), "-u", "alice", "--extract"])
     assert result.exit_code == 0 and "extract: skipped: no extractor set in mem.local.toml" in result.stdout
+
+
+def test_extract_with_this_machines_extractor_proposes_facts(home: Path, tmp_path: Path) -> None:
+    fake = Path(__file__).resolve().parent / "fake_extractor.py"
+    (home / "mem.local.toml").write_text(f'[consolidate]\nextractor = "{sys.executable} {fake} valid"\n')
+    path = tmp_path / "chat.json"
+    said = [{"role": "user", "content": "Please ship my next order to Toronto", "timestamp": "2026-09-04T10:00:00Z"}]
+    path.write_text(json.dumps({"session_id": "c-9", "messages": said}))
+    result = runner.invoke(app, ["capture", str(path), "-u", "alice", "--extract", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["extract"] == "1 proposed" and [p["outcome"] for p in data["proposed"]] == ["proposed"]
+    alice = memfiles.open_home(home).user("alice")
+    [waiting] = alice.review()
+    assert (waiting.key, waiting.value, waiting.source) == ("shipping_city", "Toronto", "capture")
+    assert waiting.source_ref == data["outcome"]["id"] and alice.show() == []  # nothing active until accepted
+    again = runner.invoke(app, ["capture", str(path), "-u", "alice", "--extract", "--json"])
+    assert json.loads(again.stdout)["extract"] == "0 proposed" and len(alice.review()) == 1
+
+
+def test_an_extractor_in_the_synced_mem_toml_is_never_run(home: Path, tmp_path: Path) -> None:
+    fake = Path(__file__).resolve().parent / "fake_extractor.py"
+    toml = (home / "mem.toml").read_text().replace("[consolidate]", f'[consolidate]\nextractor = "{fake}"', 1)
+    (home / "mem.toml").write_text(toml)
+    transcript = write_jsonl(tmp_path / "s.jsonl", first_half())
+    done = capture_hook(hook_payload(transcript, "SessionEnd"), user="alice", extract=True)
+    assert done.extract is not None and done.extract.startswith("skipped: no extractor set in mem.local.toml")
+    assert "extract skipped" in (home / ".cache" / "capture.log").read_text()

@@ -5,7 +5,8 @@ Summary lines, in this order, each cut to its share of the words: what the sessi
 `Task:` the first prompt; `Also asked:` the key later prompts (the longest ones, kept in order, and the
 last one); `Edited:` / `Created:` the files, `Ran:` the commands, `Failed:` the calls that failed (a
 command with its exit code, and whether it later succeeded); `Outcome:` the assistant's last words.
-Tool outputs are never copied. Every text is masked for secrets first. At most MAX_WORDS words.
+Tool outputs are never copied. Every text is masked for secrets first. At most MAX_WORDS words. The
+events are a short timeline, ending with the transcript's path (where the episode came from).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class _Masker:
 def draft(session: Session, where: str) -> Draft:
     """The summary, events, entities and outcome of `session`; `where` names the transcript (for the record)."""
     clean = _Masker()
-    lines = [_opening(session, where)]
+    lines = [_opening(session)]
     prompts = [clean(_one_line(p.text)) for p in session.prompts]
     if prompts:
         lines.append("Task: " + _cut(prompts[0], _TASK_WORDS))
@@ -91,7 +92,7 @@ def draft(session: Session, where: str) -> Draft:
     else:
         lines.append(f"Outcome: {outcome}.")
     summary = _bounded(lines)
-    events = [clean(e) for e in _events(session, edited, created, commands)]
+    events = [clean(e) for e in _events(session, edited, created, commands)] + [f"transcript {_one_line(where)}"]
     entities = [session.cwd] if session.cwd else []
     return Draft(
         summary=summary,
@@ -108,7 +109,7 @@ def draft(session: Session, where: str) -> Draft:
     )
 
 
-def _opening(session: Session, where: str) -> str:
+def _opening(session: Session) -> str:
     tool = NAMES.get(session.format, session.format)
     project = f" in {PurePath(session.cwd).name or session.cwd} ({session.cwd})" if session.cwd else ""
     when = ""
@@ -121,7 +122,7 @@ def _opening(session: Session, where: str) -> str:
             else (f", {session.started:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M} UTC")
         )
     counts = f"{len(session.prompts)} prompt{'s' if len(session.prompts) != 1 else ''}, {len(session.calls)} tool calls"
-    return f"{tool} session{project}{when} ({counts}; transcript {where})."
+    return f"{tool} session{project}{when} ({counts})."
 
 
 def _key_prompts(later: list[str]) -> list[str]:
