@@ -105,6 +105,11 @@ def second_half() -> list[dict[str, Any]]:
         _result("2026-09-02T14:07:11.000Z", "t4", "File created successfully"),
         _assistant("2026-09-02T14:08:00.000Z", _tool("t5", "Bash", command="pytest -q tests/test_totals.py")),
         _result("2026-09-02T14:08:06.000Z", "t5", "12 passed in 0.4s"),
+        _assistant(
+            "2026-09-02T14:08:20.000Z",
+            _tool("t7", "Bash", command=f"ANTHROPIC_API_KEY={FAKE_ANTHROPIC} python scripts/smoke.py"),
+        ),
+        _result("2026-09-02T14:08:25.000Z", "t7", "ok"),
         _assistant("2026-09-02T14:08:30.000Z", _tool("t6", "Bash", command="git commit -am 'Round line items'")),
         _result("2026-09-02T14:08:31.000Z", "t6", "[main 1a2b3c] Round line items"),
         _user("2026-09-02T14:09:00.000Z", "thanks"),
@@ -170,7 +175,8 @@ def test_precompact_then_session_end_gives_one_episode_naming_task_files_outcome
     assert "compact" not in episode.summary.lower().split("task:")[1]  # injected turns are not prompts
     assert FAKE_ANTHROPIC not in text and FAKE_AWS not in text and "<masked>" in text
     assert "assert 10.01" not in text and "12 passed" not in text  # tool outputs are never copied
-    assert second.masked == 1 and len(episode.summary.split()) <= 500
+    assert "`ANTHROPIC_API_KEY=<masked> python scripts/smoke.py`" in episode.summary
+    assert second.masked == 1 and len(episode.summary.split()) <= 500  # one key, quoted twice, counts once
     assert memfiles.check(episode.summary, where="episode").refused is False
     log = subprocess.run(["git", "-C", str(home), "log", "--format=%s"], capture_output=True, text=True, check=True)
     assert log.stdout.splitlines()[:2] == [f"mem: capture user:alice {SESSION}"] * 2  # one commit each time
@@ -252,7 +258,7 @@ def test_json_output_of_the_file_form(home: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["capture", str(transcript), "-u", "alice", "--json"])
     data = json.loads(result.stdout)
     assert data["outcome"]["outcome"] == "recorded" and data["session"] == SESSION and data["format"] == "claude-code"
-    assert data["prompts"] == 3 and data["tool_calls"] == 6 and data["replaced"] == []
+    assert data["prompts"] == 3 and data["tool_calls"] == 7 and data["replaced"] == []
 
 
 def codex_rollout() -> list[dict[str, Any]]:
@@ -390,8 +396,8 @@ def test_the_summary_is_bounded_for_a_long_session(home: Path, tmp_path: Path) -
 
 
 def test_masking_uses_the_guards_secret_shapes() -> None:
-    text, count = mask(f"key={FAKE_ANTHROPIC} and {FAKE_AWS}\npostgres://app:hunter2hunter2@db.internal/x\nno secret")
-    assert count == 3 and FAKE_ANTHROPIC not in text and FAKE_AWS not in text and "hunter2" not in text
+    text, found = mask(f"key={FAKE_ANTHROPIC} and {FAKE_AWS}\npostgres://app:hunter2hunter2@db.internal/x\nno secret")
+    assert len(found) == 3 and FAKE_ANTHROPIC not in text and FAKE_AWS not in text and "hunter2" not in text
     assert text.splitlines()[2] == "no secret" and not memfiles.check(text).refused
 
 

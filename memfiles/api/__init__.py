@@ -13,6 +13,7 @@ the services (memfiles.ops, memfiles.recall, memfiles.lint). What a write decide
 
 from __future__ import annotations
 
+from memfiles.api.capture import Captured, capture, capture_hook
 from memfiles.api.guard import CheckResult, FindingModel, Where, check, explain_rule, lint
 from memfiles.api.home import Home, clone, extractor_schema, init, merge_driver, open_home
 from memfiles.api.inputs import EpisodeInput, episodes_from_json
@@ -36,6 +37,7 @@ from memfiles.format.model import Fact
 from memfiles.outcome import Outcome
 
 __all__ = [
+    "Captured",
     "CheckResult",
     "Cloned",
     "Consolidation",
@@ -57,6 +59,8 @@ __all__ = [
     "SyncReport",
     "Where",
     "WrittenInto",
+    "capture",
+    "capture_hook",
     "check",
     "clone",
     "episodes_from_json",

@@ -13,9 +13,9 @@ MASK = "<masked>"
 _PASSES = 8  # a rule reports one match per line per pass; a line with more secrets takes more passes
 
 
-def mask(text: str) -> tuple[str, int]:
-    """`text` with every secret replaced by `<masked>`, and how many were masked."""
-    count = 0
+def mask(text: str) -> tuple[str, list[str]]:
+    """`text` with every secret replaced by `<masked>`, and the secrets masked (to count, never to show)."""
+    found: list[str] = []
     lines = text.split("\n")
     for index, line in enumerate(lines):
         for _ in range(_PASSES):
@@ -25,9 +25,10 @@ def mask(text: str) -> tuple[str, int]:
             start, end = spans[0]  # one at a time, right to left: the other spans move when one is cut
             if line[start:end] == MASK:
                 break
+            found.append(line[start:end])
             line = line[:start] + MASK + line[end:]
-            count += 1
         if "-----BEGIN" in line and "PRIVATE KEY" in line:
+            found.append(line)
             line = MASK
         lines[index] = line
-    return "\n".join(lines), count
+    return "\n".join(lines), found

@@ -54,12 +54,18 @@ class Draft:
 
 
 class _Masker:
+    """Masks each text it is given and remembers the distinct secrets, so one key quoted twice counts once."""
+
     def __init__(self) -> None:
-        self.count = 0
+        self.secrets: set[str] = set()
+
+    @property
+    def count(self) -> int:
+        return len(self.secrets)
 
     def __call__(self, text: str) -> str:
         clean, found = mask(text)
-        self.count += found
+        self.secrets.update(found)
         return clean
 
 
@@ -73,8 +79,8 @@ def draft(session: Session, where: str) -> Draft:
         key = _key_prompts(prompts[1:])
         if key:
             lines.append("Also asked: " + " | ".join(_cut(p, _PROMPT_WORDS) for p in key))
-    edited = _files(session.calls, EDIT, session.cwd)
-    created = _files(session.calls, WRITE, session.cwd)
+    edited = [clean(path) for path in _files(session.calls, EDIT, session.cwd)]
+    created = [clean(path) for path in _files(session.calls, WRITE, session.cwd)]
     commands = [c for c in session.calls if c.kind == COMMAND and c.target]
     if edited:
         lines.append("Edited: " + _listed(edited))

@@ -147,7 +147,7 @@ def _capture_log(paths: Paths) -> list[Problem]:
 
     def clear() -> str:
         path.unlink(missing_ok=True)
-        return f"{paths.relative(path)}: cleared after reporting {what}"
+        return f"cleared after reporting {what}"
 
     return [Problem(paths.relative(path), what, clear)]
 
