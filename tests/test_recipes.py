@@ -189,6 +189,18 @@ def test_the_capture_hooks_record_one_episode_per_session_and_print_nothing(home
     assert found.returncode == 0 and f"session={SESSION}" in found.stdout and "rounding bug" in found.stdout
 
 
+def test_export_and_import_into_a_new_home(alice: Path, tmp_path: Path) -> None:
+    backup, restore = recipe("export-import")[1].splitlines()
+    assert shell(backup, tmp_path).returncode == 0
+    new = tmp_path / "new-home"
+    init_home(new)
+    done = shell(restore.replace("/path/to/new/home", str(new)), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (new / "users" / "alice" / "MEMORY.md").read_bytes() == (
+        alice / "users" / "alice" / "MEMORY.md"
+    ).read_bytes()
+
+
 # --- rule files ---
 
 

@@ -32,6 +32,7 @@ from memfiles.api.models import (
     WrittenInto,
 )
 from memfiles.api.scope import ScopeHandle
+from memfiles.api.transfer import ImportReport, ImportRow, export, import_memory
 from memfiles.format.episodes import Episode
 from memfiles.format.model import Fact
 from memfiles.outcome import Outcome
@@ -49,6 +50,8 @@ __all__ = [
     "FindingModel",
     "Forgotten",
     "Home",
+    "ImportReport",
+    "ImportRow",
     "Initialised",
     "LogEntry",
     "Outcome",
@@ -65,7 +68,9 @@ __all__ = [
     "clone",
     "episodes_from_json",
     "explain_rule",
+    "export",
     "extractor_schema",
+    "import_memory",
     "init",
     "lint",
     "merge_driver",
