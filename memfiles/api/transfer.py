@@ -15,8 +15,9 @@ from memfiles.errors import UsageError
 
 if TYPE_CHECKING:
     from memfiles.api.home import Home
+    from memfiles.api.scope import ScopeHandle
 
-IMPORT_FORMATS = ("json",)
+IMPORT_FORMATS = ("claude-code", "codex", "mem0", "mcp-memory", "chatgpt", "claude-export", "json")
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
 
 
@@ -70,17 +71,29 @@ def import_memory(
     merge: bool = False,
     dry_run: bool = False,
     data: bytes | None = None,
+    user: str | None = None,
+    scope: str | None = None,
 ) -> ImportReport:
-    """`mem import`: read `path` (`data`: its bytes, already read, e.g. stdin) as `from_format` (None: detected)
-    and write it through the guarded write paths, one commit; a second import of the same file changes nothing."""
+    """`mem import`: read `path` (a file, a folder of markdown memories, or `data`: bytes already read, e.g.
+    stdin) as `from_format` (None: detected) and write it through the guarded write paths, one commit; a
+    second import of the same file changes nothing. A `json` export names its scopes; every other format
+    goes to the scope chosen as `Home.choose(user, scope)` does."""
     from memfiles.ops import transfer
 
     where = str(path)
-    raw = _read(Path(path)) if data is None else data
-    chosen = from_format or _detect(raw, where)
-    if chosen != "json":
-        raise UsageError(f"--from {chosen!r}: this mem imports {', '.join(IMPORT_FORMATS)}")
-    doc = transfer.read_export(_json(raw, where), where)
+    source = Path(path)
+    if from_format is not None and from_format not in IMPORT_FORMATS:
+        raise UsageError(f"--from {from_format!r}: use one of {', '.join(IMPORT_FORMATS)}")
+    if data is None and not source.is_dir():
+        data = _read(source)
+    if from_format is None:
+        from memfiles.imports import detect
+
+        from_format = detect(source, data)
+    if from_format != "json":
+        return _other(home, source, data, from_format, where, dry_run, home.choose(user, scope))
+    assert data is not None
+    doc = transfer.read_export(_json(data, where), where)
     done = transfer.restore(home.paths, doc, merge=merge, dry_run=dry_run)
     rows = [
         ImportRow(
@@ -94,7 +107,35 @@ def import_memory(
         for r in done
     ]
     committed = not dry_run and any(r.added for r in done)
-    return ImportReport(format=chosen, source=where, dry_run=dry_run, committed=committed, rows=rows)
+    return ImportReport(format="json", source=where, dry_run=dry_run, committed=committed, rows=rows)
+
+
+def _other(
+    home: Home, source: Path, data: bytes | None, chosen: str, where: str, dry_run: bool, handle: ScopeHandle
+) -> ImportReport:
+    """Another tool's memories (proposed facts) or conversations (episodes) into one scope, one commit."""
+    from memfiles import imports
+    from memfiles.ops import importing
+
+    if source.is_dir() and chosen not in ("claude-code", "codex"):
+        raise UsageError(f"{where}: is a folder; --from {chosen} reads one file")
+    found = imports.read(source, data, chosen, where)
+    paths, config, scope = home.paths, home.config, handle.scope
+    if found.conversations:
+        done = importing.conversations(paths, config, scope, found.conversations, dry_run)
+    else:
+        done = importing.memories(paths, config, scope, found.memories, dry_run)
+    row = ImportRow(
+        scope=str(scope),
+        added=done.added,
+        proposed=done.proposed,
+        quarantined=done.quarantined,
+        refused=done.refused,
+        present=done.present,
+        why=found.problems + done.why,
+    )
+    committed = not dry_run and bool(done.added or done.proposed or done.quarantined)
+    return ImportReport(format=chosen, source=where, dry_run=dry_run, committed=committed, rows=[row])
 
 
 def _read(path: Path) -> bytes:

@@ -29,7 +29,13 @@ _LISTED = 12  # files or commands named on a line; the rest are counted
 _COMMAND_CHARS = 100
 _EVENTS = 12
 _SHORT = 4  # prompts of fewer words ("yes", "go on") are not key prompts
-NAMES = {"claude-code": "Claude Code", "codex": "Codex CLI", "messages": "Chat"}
+NAMES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex CLI",
+    "messages": "Chat",
+    "chatgpt": "ChatGPT",
+    "claude-export": "Claude chat",
+}
 
 
 @dataclass(slots=True)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
 from memfiles import output
-from memfiles.cli.app import JsonOpt, ScopesOpt, UsersOpt, app, exit_with, open_home
+from memfiles.cli.app import JsonOpt, ScopeOpt, ScopesOpt, UserOpt, UsersOpt, app, exit_with, open_home
 
 
 @app.command()
@@ -30,19 +30,26 @@ def export(ctx: typer.Context, user: UsersOpt = None, scope: ScopesOpt = None) -
 @app.command("import")
 def import_(
     ctx: typer.Context,
-    source: Annotated[Path, typer.Argument(help="The file to import (- for stdin).")],
+    source: Annotated[Path, typer.Argument(help="The file (or folder of markdown memories) to import; - for stdin.")],
     from_format: Annotated[
-        str | None, typer.Option("--from", help="Its format: json (a `mem export`); default: detected.")
+        Literal["claude-code", "codex", "mem0", "mcp-memory", "chatgpt", "claude-export", "json"] | None,
+        typer.Option("--from", help="Its format (default: detected from its name and first bytes)."),
     ] = None,
     merge: Annotated[
         bool, typer.Option(help="Merge into scopes that already hold memory (else they are refused).")
     ] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would change; write nothing.")] = False,
+    user: UserOpt = None,
+    scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Import memory through the guarded write path, one commit: a `mem export` is restored verbatim
-    (sources, statuses and ids kept) into empty scopes, or merged with --merge. Importing the same file
-    again changes nothing. Prints a table: added, proposed, quarantined, refused, already present.
+    """Import memory through the guarded write path, one commit. A `mem export` (json) is restored verbatim
+    (sources, statuses and ids kept) into empty scopes, or merged with --merge. Other tools' memories —
+    Claude Code auto memory or CLAUDE.md bullets (claude-code), Codex memory files (codex), Mem0's
+    get_all() (mem0), the MCP memory server's file (mcp-memory) — arrive as proposed facts for `mem review`;
+    ChatGPT and Claude.ai conversations.json exports (chatgpt, claude-export) as one episode per
+    conversation. Importing the same file again changes nothing. Prints a table: added, proposed,
+    quarantined, refused, already present.
     """
     from memfiles.api.transfer import import_memory
 
@@ -55,6 +62,8 @@ def import_(
         merge=merge,
         dry_run=dry_run,
         data=data,
+        user=user,
+        scope=scope,
     )
     if as_json:
         output.emit_json(report.to_dict())
