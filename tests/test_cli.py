@@ -190,6 +190,7 @@ def test_commands_that_only_read_never_import_git(alice: Path) -> None:
         ["show", "-u", "alice"],
         ["history", "plan_tier", "-u", "alice"],
         ["review", "-u", "alice"],
+        ["export"],
     ]
     for argv in reads:
         done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=alice)

@@ -56,6 +56,7 @@ def examine(paths: Paths) -> list[Problem]:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
     problems.extend(_indexes(paths))
     problems.extend(_flagged(paths))
+    problems.extend(_capture_log(paths))
     problems.extend(_temp_files(paths))
     problems.extend(_git_state(paths))
     return problems
@@ -163,6 +164,27 @@ def notes(paths: Paths) -> list[str]:
                 what = "; ".join(f.line() for f in one.review.findings)
                 found.append(f"{one.relpath}: episode {one.episode.id} was accepted{by} with findings: {what}")
     return found
+
+
+def _capture_log(paths: Paths) -> list[Problem]:
+    """What `mem capture --hook` could not tell anyone (.cache/capture.log); `--fix` clears the log once shown."""
+    from memfiles.ops.capture import log_path, logged
+
+    entries = logged(paths)
+    if not entries:
+        return []
+    last = entries[-1]
+    what = (
+        f"{len(entries)} capture problem{'s' if len(entries) != 1 else ''}, the last at {last.get('at')} "
+        f"({last.get('event')} {last.get('session')}): {last.get('what')}"
+    )
+    path = log_path(paths)
+
+    def clear() -> str:
+        path.unlink(missing_ok=True)
+        return f"cleared after reporting {what}"
+
+    return [Problem(paths.relative(path), what, clear)]
 
 
 def _temp_files(paths: Paths) -> list[Problem]:

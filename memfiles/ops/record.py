@@ -159,18 +159,25 @@ def _place(paths: Paths, scope: Scope, episode: Episode) -> tuple[Path, bool]:
         attempt += 1
 
 
+def hold(episode: Episode, config: Config) -> bool:
+    """Run the guard on a validated episode: with an error finding it is flagged (quarantined) with its findings,
+    or refused under `[guard] episodes = "refuse"`. True when it is held back."""
+    held = quarantine.findings(episode)
+    if held and config.guard.episodes == "refuse":
+        where = '[guard] episodes = "refuse" in mem.toml; the default quarantines it for `mem review`'
+        raise RefusedError(held[0].code, f"{held[0].message} ({where})")
+    if held:
+        episode.status, episode.findings = "flagged", held
+    return bool(held)
+
+
 def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpisode]) -> list[EpisodeWrite]:
     """Validate and guard every episode, then write each as a new file and make one commit for the batch."""
     if not batch:
         raise MemError("no episode to record")
     checked = [validate_episode(new, config, scope) for new in batch]  # refusals first: all or nothing
     for episode in checked:
-        held = quarantine.findings(episode)
-        if held and config.guard.episodes == "refuse":
-            where = '[guard] episodes = "refuse" in mem.toml; the default quarantines it for `mem review`'
-            raise RefusedError(held[0].code, f"{held[0].message} ({where})")
-        if held:
-            episode.status, episode.findings = "flagged", held
+        hold(episode, config)
     results: list[EpisodeWrite] = []
     with scope_lock(paths, scope):
         refuse_during_merge(paths)
