@@ -32,7 +32,7 @@ def mem_command() -> list[str]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(values=st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=6))
+@given(values=st.lists(st.text(min_size=1, max_size=60).filter(str.strip), min_size=1, max_size=6))
 def test_any_stored_value_renders_as_one_quoted_field_per_item(home: Path, values: list[str]) -> None:
     """A hand-edited MEMORY.md can hold anything; the block still has one line per fact, data inside quotes."""
     values = [v.replace("\n", " ").replace("\r", " ") for v in values]
