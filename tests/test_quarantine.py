@@ -226,8 +226,13 @@ def test_a_declared_transcript_is_guarded_as_one(home: Path, monkeypatch: pytest
     mem("episode", "--from-json", "-", "-u", "alice", stdin=json.dumps({"summary": chat + " Ok.", "transcript": True}))
     mem("episode", chat + " Thanks.", "-u", "alice")  # not declared: never guessed from a `Customer:` prefix
     assert asked == ["transcript", "transcript", "episode"]
+    from memfiles.api import open_home
+    from memfiles.mcp import Tools
+
+    assert Tools(open_home(None), user="alice").record_episode(chat + " Bye.", transcript=True).startswith("recorded")
+    assert asked == ["transcript", "transcript", "episode", "transcript"]
     flags = [episodes.parse(p.read_bytes(), "x").transcript for p in sorted((home / "users/alice").rglob("*.md"))]
-    assert sorted(flags) == [False, True, True]
+    assert sorted(flags) == [False, True, True, True]
     assert "transcript: true\n" in next((home / "users/alice").rglob("*.md")).read_text()
 
 
