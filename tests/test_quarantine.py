@@ -233,7 +233,7 @@ def test_a_declared_transcript_is_guarded_as_one(home: Path, monkeypatch: pytest
     assert asked == ["transcript", "transcript", "episode", "transcript"]
     flags = [episodes.parse(p.read_bytes(), "x").transcript for p in sorted((home / "users/alice").rglob("*.md"))]
     assert sorted(flags) == [False, True, True, True]
-    assert "transcript: true\n" in next((home / "users/alice").rglob("*.md")).read_text()
+    assert sum("transcript: true\n" in p.read_text() for p in (home / "users/alice").rglob("*.md")) == 3
 
 
 def test_a_transcript_reads_one_turn_per_line_and_joins_what_continues_a_turn() -> None:
