@@ -226,10 +226,14 @@ def test_a_declared_transcript_is_guarded_as_one(home: Path, monkeypatch: pytest
     mem("episode", "--from-json", "-", "-u", "alice", stdin=json.dumps({"summary": chat + " Ok.", "transcript": True}))
     mem("episode", chat + " Thanks.", "-u", "alice")  # not declared: never guessed from a `Customer:` prefix
     assert asked == ["transcript", "transcript", "episode"]
+    from memfiles.api import open_home
+    from memfiles.mcp import Tools
+
+    assert Tools(open_home(None), user="alice").record_episode(chat + " Bye.", transcript=True).startswith("recorded")
+    assert asked == ["transcript", "transcript", "episode", "transcript"]
     flags = [episodes.parse(p.read_bytes(), "x").transcript for p in sorted((home / "users/alice").rglob("*.md"))]
-    assert sorted(flags) == [False, True, True]
-    texts = [p.read_text() for p in (home / "users/alice").rglob("*.md")]
-    assert sum("\ntranscript: true\n" in text for text in texts) == 2
+    assert sorted(flags) == [False, True, True, True]
+    assert sum("transcript: true\n" in p.read_text() for p in (home / "users/alice").rglob("*.md")) == 3
 
 
 def test_a_transcript_reads_one_turn_per_line_and_joins_what_continues_a_turn() -> None:
