@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt, ValidationError
 
@@ -64,8 +64,14 @@ extractor_timeout = 120
 # Consolidated episodes older than this many days are folded into monthly DIGEST.md files.
 older_than_days = 30
 
+[recall]
+# "hybrid": words and meaning fused, when the extra memfiles[semantic] is installed (else lexical);
+# "lexical": words only, as without the extra (also `mem recall --lexical`).
+ranking = "hybrid"
+
 # [lint] ignore (rule codes `mem lint` does not report) is read only from mem.local.toml: a synced
 # file may not silence the rules.
+# [semantic] model and tokenizer (files of another embedding model) too: a synced file names no model.
 """
 
 # Written by `mem init` beside mem.toml, and never committed (.gitignore): every line a comment.
@@ -86,6 +92,10 @@ LOCAL_TOML = """\
 #
 # [lint]
 # ignore = ["MEM109"]
+#
+# [semantic]   # the embedding model of memfiles[semantic]; default: the one its wheel ships
+# model = "/path/to/model.onnx"          # a sentence-embedding ONNX model (mean-pooled last_hidden_state)
+# tokenizer = "/path/to/tokenizer.json"  # its tokenizers file
 """
 
 
@@ -131,6 +141,15 @@ class LintSettings(_Section):
     ignore: list[str] = []
 
 
+class RecallSettings(_Section):
+    ranking: Literal["hybrid", "lexical"] = "hybrid"
+
+
+class SemanticSettings(_Section):
+    model: str = ""
+    tokenizer: str = ""
+
+
 class Config(_Section):
     """The validated settings of one home: the sections of mem.toml (docs/FORMAT.md, "mem.toml")."""
 
@@ -139,6 +158,8 @@ class Config(_Section):
     ttl: dict[Subject, NonNegativeInt] = Field(default_factory=_default_ttl)
     consolidate: ConsolidateSettings = ConsolidateSettings()
     lint: LintSettings = LintSettings()
+    recall: RecallSettings = RecallSettings()
+    semantic: SemanticSettings = SemanticSettings()
 
     def ttl_days(self, subject: str) -> int:
         """Days until active facts of `subject` expire at consolidation (0: never)."""
@@ -282,6 +303,12 @@ def tighten(raw: Raw, name: str) -> tuple[Raw, list[Ignored]]:
         why = f"{shared}, so it may not silence lint rules; to ignore one on this machine, set it in {_LOCAL}"
         ignored.append(Ignored(name, "[lint] ignore", what, why + " or pass --ignore"))
         lint["ignore"] = []
+    semantic = out.get("semantic", {})
+    for setting in ("model", "tokenizer"):
+        value = semantic.pop(setting, "") if synced else ""
+        if value:
+            why = f"{shared}, so it may not name a model to load; set it in {_LOCAL}"
+            ignored.append(Ignored(name, f"[semantic] {setting}", f"= {_shown(value)} is ignored", why))
     if not synced:
         ignored = [Ignored(name, i.key, i.what, _TRACKED) for i in ignored]
     return out, ignored
