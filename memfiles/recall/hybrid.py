@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 WEIGHT = 0.5  # share of the lexical score in the fusion (0.5/0.5 was best on the dev data)
 POOL = 50  # candidates per kind from each side
-SEMANTIC_MIN = 0.35  # cosine an item needs to pass the threshold on meaning alone
+TOGETHER = 3  # facts stated at one moment from one source, at most this many, were told together
+SEMANTIC_MIN = 0.2  # cosine an item needs to pass the threshold on meaning alone
 READ_BUDGET_S = 0.3  # seconds a read may spend embedding what has no vector yet
 
 
@@ -255,11 +256,14 @@ def _fuse(
     cosines = [c.cosine for c in candidates if c.cosine is not None]
     low, high = (min(cosines), max(cosines)) if cosines else (0.0, 0.0)
     kept: list[Item] = []
+    left: list[Item] = []
     for c in candidates:
         relevance = c.item.relevance
         own = relevance.score - relevance.context if relevance.context else relevance.score
         meaning = c.cosine is not None and c.cosine >= SEMANTIC_MIN
         if not (relevance.key_hit or (own > 0 and own >= options.min_score) or meaning):
+            c.item.lexical, c.item.semantic = c.lexical, c.cosine
+            left.append(c.item)
             continue
         lexical = min(c.lexical, 1.0) / lexical_best if lexical_best > 0 else 0.0
         if c.cosine is None:
@@ -275,9 +279,40 @@ def _fuse(
             item.decay = ranking.decay(item.age_days, options.half_life_days)
         item.score = item.relevance.score * item.decay
         kept.append(item)
+    kept += _told_together(kept, left)
     kept.sort(key=lambda i: (clock.order(i.date), i.id), reverse=True)  # equal scores go newest first
     kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
     return kept[:limit]
+
+
+def _told_together(kept: list[Item], left: list[Item]) -> list[Item]:
+    """Facts told with a kept fact (one moment, one source, a small group) follow it at half its score.
+
+    "We're on the Enterprise plan, and email notifications only" is one statement: a question that
+    finds the channel by meaning gets the plan too. An import of many facts at once is no statement.
+    """
+    def told(item: Item) -> tuple[str, str] | None:
+        fact = item.facts[0] if item.kind == "fact" else None
+        return (clock.iso(fact.stated_at), fact.source_ref or fact.source) if fact is not None else None
+
+    groups: dict[tuple[str, str], int] = {}
+    for item in kept + left:
+        moment = told(item)
+        if moment is not None:
+            groups[moment] = groups.get(moment, 0) + 1
+    best: dict[tuple[str, str], float] = {}
+    for item in kept:
+        moment = told(item)
+        if moment is not None and groups[moment] <= TOGETHER:
+            best[moment] = max(best.get(moment, 0.0), item.score)
+    joined = []
+    for item in left:
+        moment = told(item)
+        if moment in best:
+            item.relevance = replace(item.relevance, score=ranking.CONTEXT_WEIGHT * best[moment], context=best[moment])
+            item.score = item.relevance.score
+            joined.append(item)
+    return joined
 
 
 def open_session(paths: Paths, files: ModelFiles | None = None, budget_s: float | None = None) -> Semantic:

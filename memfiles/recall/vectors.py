@@ -42,7 +42,8 @@ CREATE INDEX IF NOT EXISTS vectors_ref ON vectors(ref);
 
 
 def fact_text(fact: Fact) -> str:
-    return f"{fact.key.replace('_', ' ')}: {fact.value} ({fact.subject.replace('_', ' ')})"
+    """A fact as a sentence ("The notification channel is email."): sentence models embed sentences best."""
+    return f"The {fact.key.replace('_', ' ')} is {fact.value}."
 
 
 def episode_passages(episode: Episode) -> list[str]:
