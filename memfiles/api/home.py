@@ -201,11 +201,17 @@ class Home:
 
         return SyncReport.model_validate(sync(self.paths, remote, commit, warn=warn).to_dict())
 
-    def doctor(self, *, fix: bool = False, reindex: bool = False) -> DoctorReport:
-        """Check files, git state, recall indexes and leftovers of interrupted writes; `fix` repairs what is safe."""
+    def doctor(self, *, fix: bool = False, reindex: bool = False, progress: Progress | None = None) -> DoctorReport:
+        """Check files, git state, recall indexes and leftovers of interrupted writes; `fix` repairs what is safe.
+
+        `reindex` rebuilds the recall indexes, and with memfiles[semantic] every scope's vectors (`progress`).
+        """
         from memfiles.ops import doctor
 
-        rebuilt = doctor.reindex(self.paths) if reindex else []
+        rebuilt: list[str] = []
+        if reindex:
+            semantic, notes = self._semantic(lexical=False)
+            rebuilt = doctor.reindex(self.paths, semantic.embedder if semantic else None, progress) + notes
         done, problems = doctor.run(self.paths, fix)
         return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems])
 

@@ -115,8 +115,9 @@ class Embedder:
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             rows.append((pooled / np.maximum(norms, 1e-12)).astype(np.float32))
         if not rows:
-            return np.zeros((0, DIMENSIONS), dtype=np.float32)
-        out = np.empty((len(texts), rows[0].shape[1]), dtype=np.float32)
+            empty: Matrix = np.zeros((0, DIMENSIONS), dtype=np.float32)
+            return empty
+        out: Matrix = np.empty((len(texts), rows[0].shape[1]), dtype=np.float32)
         out[np.array(order)] = np.concatenate(rows)
         return out
 

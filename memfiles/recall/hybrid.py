@@ -79,7 +79,7 @@ class Semantic:
             self.close()
 
     def vectors_for(self, scope: str, wanted: dict[str, Wanted]) -> dict[str, Matrix]:
-        """Vectors of `wanted` (key -> (ref, passages)): stored ones, then the missing embedded while the budget lasts."""
+        """Vectors of `wanted` (key -> (ref, passages)): the stored ones, and missing ones embedded in the budget."""
         store = self.store(scope)
         found = store.get(wanted)
         missing = [key for key in wanted if key not in found]
@@ -141,7 +141,12 @@ def rank(
 
 
 def _fact_cosines(
-    session: Semantic, memories: list[ScopeMemory], q: Matrix, reference: When, options: Options, found: dict[str, Scored]
+    session: Semantic,
+    memories: list[ScopeMemory],
+    q: Matrix,
+    reference: When,
+    options: Options,
+    found: dict[str, Scored],
 ) -> None:
     for memory in memories:
         items = ranking.fact_items(memory.scope, ranking.believed(memory.facts, reference, bool(options.as_of)))
@@ -163,7 +168,12 @@ def _fact_cosines(
 
 
 def _file_cosines(
-    session: Semantic, memories: list[ScopeMemory], q: Matrix, reference: When, options: Options, found: dict[str, Scored]
+    session: Semantic,
+    memories: list[ScopeMemory],
+    q: Matrix,
+    reference: When,
+    options: Options,
+    found: dict[str, Scored],
 ) -> None:
     for memory in memories:
         episodes = [e for e in memory.episodes if ranking.in_range(e, options, reference)]
@@ -266,9 +276,8 @@ def _fuse(
             left.append(c.item)
             continue
         lexical = min(c.lexical, 1.0) / lexical_best if lexical_best > 0 else 0.0
-        if c.cosine is None:
-            semantic = lexical  # no vector yet: its words alone rank it
-        else:
+        semantic = lexical  # no vector yet: its words alone rank it
+        if c.cosine is not None:
             semantic = (c.cosine - low) / (high - low) if high > low else 1.0
         fused = WEIGHT * lexical + (1 - WEIGHT) * semantic
         item = c.item
@@ -291,6 +300,7 @@ def _told_together(kept: list[Item], left: list[Item]) -> list[Item]:
     "We're on the Enterprise plan, and email notifications only" is one statement: a question that
     finds the channel by meaning gets the plan too. An import of many facts at once is no statement.
     """
+
     def told(item: Item) -> tuple[str, str] | None:
         fact = item.facts[0] if item.kind == "fact" else None
         return (clock.iso(fact.stated_at), fact.source_ref or fact.source) if fact is not None else None

@@ -105,17 +105,16 @@ class VectorStore:
     def get(self, keys: Iterable[str] | None = None) -> dict[str, Matrix]:
         """Stored vectors by key (all of them when `keys` is None), each a (passages × dimensions) matrix."""
         np = self._np
+        found: list[tuple[str, int, bytes]] = []
         if keys is None:
-            rows = self.conn.execute("SELECT key, rows, vecs FROM vectors")
+            found = self.conn.execute("SELECT key, rows, vecs FROM vectors").fetchall()
         else:
             wanted = list(keys)
-            found = []
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 found += self.conn.execute(f"SELECT key, rows, vecs FROM vectors WHERE key IN ({marks})", chunk)
-            rows = iter(found)
-        return {key: np.frombuffer(blob, dtype=np.float16).reshape(n, -1).astype(np.float32) for key, n, blob in rows}
+        return {key: np.frombuffer(blob, dtype=np.float16).reshape(n, -1).astype(np.float32) for key, n, blob in found}
 
     def refs(self, ids: Sequence[str]) -> dict[str, list[str]]:
         """The keys stored for each episode or fact id (an edited episode has one per version of its file)."""
