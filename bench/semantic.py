@@ -26,9 +26,18 @@ from memfiles.format.layout import Scope
 from memfiles.recall.ranking import Options, ScopeMemory, rank
 
 
+_BUILT: set[Path] = set()
+
+
 def hybrid_ranker(root: Path, scope: Scope, question: str, now: str) -> tuple[list[str], list[str]]:
-    """`mem recall` with its defaults and the extra's hybrid ranking (what the block would show, per kind)."""
+    """`mem recall` with its defaults and the extra's hybrid ranking (what the block would show, per kind).
+
+    Each home's vectors are built first (`mem doctor --reindex`), as a home used for a while has them.
+    """
     os.environ["MEM_NOW"] = now
+    if root not in _BUILT:
+        open_home(root).doctor(reindex=True)
+        _BUILT.add(root)
     found = open_home(root).recall(question, [str(scope)])
     facts = [i.facts[0].key for i in found.items if not i.episode]
     return facts, [i.episode.session or i.episode.id for i in found.items if i.episode]

@@ -150,9 +150,9 @@ def _fact_cosines(
 ) -> None:
     for memory in memories:
         items = ranking.fact_items(memory.scope, ranking.believed(memory.facts, reference, bool(options.as_of)))
-        keys = {id(item): [vectors.text_key([vectors.fact_text(f)]) for f in item.facts] for item in items}
+        keys = {id(item): [vectors.text_key(vectors.fact_texts(f)) for f in item.facts] for item in items}
         wanted = {
-            k: (f.id, [vectors.fact_text(f)]) for item in items for k, f in zip(keys[id(item)], item.facts, strict=True)
+            k: (f.id, vectors.fact_texts(f)) for item in items for k, f in zip(keys[id(item)], item.facts, strict=True)
         }
         stored = session.vectors_for(memory.scope, wanted)
         missing = 0

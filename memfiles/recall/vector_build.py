@@ -44,7 +44,7 @@ def catch_up(
     try:
         have = {key for (key,) in store.conn.execute("SELECT key FROM vectors")}
         facts = [f for f in read_memory(paths, scope).facts if f.is_current]
-        wanted_facts = {vectors.text_key([vectors.fact_text(f)]): (f.id, [vectors.fact_text(f)]) for f in facts}
+        wanted_facts = {vectors.text_key(vectors.fact_texts(f)): (f.id, vectors.fact_texts(f)) for f in facts}
         missing_facts = {k: v for k, v in wanted_facts.items() if k not in have}
         rows: list[tuple[int, str]] = []
         try:

@@ -41,9 +41,11 @@ CREATE INDEX IF NOT EXISTS vectors_ref ON vectors(ref);
 """
 
 
-def fact_text(fact: Fact) -> str:
-    """A fact as a sentence ("The notification channel is email."): sentence models embed sentences best."""
-    return f"The {fact.key.replace('_', ' ')} is {fact.value}."
+def fact_texts(fact: Fact) -> list[str]:
+    """A fact's passages: a sentence ("The notification channel is email.": sentence models embed sentences
+    best) and its key's words alone ("notification channel"), which a question about the attribute names."""
+    key = fact.key.replace("_", " ")
+    return [f"The {key} is {fact.value}.", key]
 
 
 def episode_passages(episode: Episode) -> list[str]:
