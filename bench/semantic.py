@@ -25,7 +25,6 @@ from memfiles.api import open_home
 from memfiles.format.layout import Scope
 from memfiles.recall.ranking import Options, ScopeMemory, rank
 
-
 _BUILT: set[Path] = set()
 
 
