@@ -37,6 +37,7 @@ WEIGHT = 0.5  # share of the lexical score in the fusion (0.5/0.5 was best on th
 POOL = 50  # candidates per kind from each side
 TOGETHER = 3  # facts stated at one moment from one source, at most this many, were told together
 SEMANTIC_MIN = 0.2  # cosine an item needs to pass the threshold on meaning alone
+NORMALISE = "minmax"  # how cosines are scaled over the candidates: "minmax", or "max" (÷ the best)
 READ_BUDGET_S = 0.3  # seconds a read may spend embedding what has no vector yet
 
 
@@ -277,7 +278,9 @@ def _fuse(
             continue
         lexical = min(c.lexical, 1.0) / lexical_best if lexical_best > 0 else 0.0
         semantic = lexical  # no vector yet: its words alone rank it
-        if c.cosine is not None:
+        if c.cosine is not None and NORMALISE == "max":
+            semantic = max(c.cosine, 0.0) / high if high > 0 else 0.0
+        elif c.cosine is not None:
             semantic = (c.cosine - low) / (high - low) if high > low else 1.0
         fused = WEIGHT * lexical + (1 - WEIGHT) * semantic
         item = c.item
