@@ -27,6 +27,12 @@ PARAPHRASES_FOUND_AT_3 = 0.85
 EXTRA_MODULES = ("onnxruntime", "tokenizers", "numpy", "memfiles.recall.hybrid", "memfiles.recall.vectors")
 
 
+@pytest.fixture(autouse=True)
+def hybrid_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """conftest.py makes every other test rank by words only; here the default applies."""
+    monkeypatch.delenv("MEM_RANKING", raising=False)
+
+
 def _support_home(root: Path, vectors: bool = True) -> None:
     """SCENARIOS.md story 1, session 1: two facts told in one message, and an episode; vectors built.
 

@@ -127,7 +127,8 @@ class Home:
     def _semantic(self, lexical: bool) -> tuple[Semantic | None, list[str]]:
         """The hybrid ranking's model when it applies; nothing of the extra is imported otherwise."""
         settings = self.settings.safe
-        if lexical or settings.recall.ranking == "lexical":
+        ranking = os.environ.get("MEM_RANKING") or settings.recall.ranking  # $MEM_RANKING=lexical: words only
+        if lexical or ranking == "lexical":
             return None, []
         from memfiles.recall import embedder
 

@@ -45,7 +45,7 @@ def fact_texts(fact: Fact) -> list[str]:
     """A fact's passages: a sentence ("The notification channel is email.": sentence models embed sentences
     best) and its key's words alone ("notification channel"), which a question about the attribute names."""
     key = fact.key.replace("_", " ")
-    return [f"The {key} is {fact.value}.", key]
+    return [f"The {key} is {fact.value}.", key] if len(key) >= 3 else [f"The {key} is {fact.value}."]
 
 
 def episode_passages(episode: Episode) -> list[str]:
