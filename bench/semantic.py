@@ -152,7 +152,7 @@ def locomo_table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def cost_report(work: Path, runs: int = 3) -> dict[str, Any]:
+def cost_report(work: Path, runs: int = 3, reindex: bool = True) -> dict[str, Any]:
     """The extra's cost at 10k episodes: reindex, whole-process recall (and its model load), in-process query,
     a home without vectors, install size and peak RSS."""
     import importlib.util
@@ -170,11 +170,12 @@ def cost_report(work: Path, runs: int = 3) -> dict[str, Any]:
     home = corpus.scope_home(work / "scope-10k", 10_000)
     env = environment(home)
     out: dict[str, Any] = {}
-    for path in (home / ".cache").glob("index/*vectors*"):
-        path.unlink()
-    took, rss = run_once([mem, "doctor", "--reindex"], env)
-    out["reindex 10k episodes (index + vectors), s"] = round(took, 1)
-    out["reindex peak RSS, MiB"] = round(rss / 1024)
+    if reindex:  # else the vectors already there are used (--keep-vectors)
+        for path in (home / ".cache").glob("index/*vectors*"):
+            path.unlink()
+        took, rss = run_once([mem, "doctor", "--reindex"], env)
+        out["reindex 10k episodes (index + vectors), s"] = round(took, 1)
+        out["reindex peak RSS, MiB"] = round(rss / 1024)
     query = "a refund that never arrived"
     times, peaks = [], []
     for _ in range(runs):
@@ -231,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--normalise", choices=("minmax", "max"), help="how cosines are scaled (hybrid.NORMALISE)")
     parser.add_argument("--weight", type=float, help="the lexical share of the fusion (hybrid.WEIGHT)")
     parser.add_argument("--cost", action="store_true", help="also the extra's cost at 10k episodes")
+    parser.add_argument("--keep-vectors", action="store_true", help="--cost without the reindex: vectors already built")
     parser.add_argument("--work", type=Path, default=Path("/tmp/mem-bench"), help="where bench/run.py keeps corpora")
     parser.add_argument("--no-paraphrases", action="store_true", help="skip the paraphrase set")
     args = parser.parse_args(argv)
@@ -243,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         result["locomo"] = locomo_report(args.data, args.cache, tuple(args.mode or ("turn", "session")))
         print(locomo_table(result["locomo"]))
     if args.cost:
-        result["cost"] = cost_report(args.work)
+        result["cost"] = cost_report(args.work, reindex=not args.keep_vectors)
         for name, value in result["cost"].items():
             print(f"{name}: {value}")
     if args.no_paraphrases:

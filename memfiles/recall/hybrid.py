@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from memfiles.recall.indexed import IndexedEpisodes
 
 WEIGHT = 0.5  # share of the lexical score in the fusion (0.5/0.5 was best on the dev data)
-POOL = 50  # candidates per kind from each side
+POOL = 50  # candidates per kind from the semantic side
+LEXICAL_POOL = 10  # episodes from the lexical side, at least (all its facts are candidates)
 TOGETHER = 3  # facts stated at one moment from one source, at most this many, were told together
 SEMANTIC_MIN = 0.2  # cosine an item needs to pass the threshold on meaning alone
 NORMALISE = "max"  # cosines ÷ the best candidate's ("minmax" stretched noise: session R@1 fell 9 points)
@@ -120,7 +121,9 @@ def rank(
     indexed: IndexedEpisodes | None = None,
 ) -> list[Item]:
     """The recalled items as ranking.rank returns them (facts first, each kind best first, cut to its k)."""
-    wide = replace(options, min_score=1e-9, k_facts=10**9, k_episodes=max(POOL, options.k_episodes))
+    # The lexical side's candidates: every fact it finds, and a few more episodes than asked for (the
+    # semantic side brings POOL of its own; a wider lexical cut only slows the index's early stop).
+    wide = replace(options, min_score=1e-9, k_facts=10**9, k_episodes=max(LEXICAL_POOL, 2 * options.k_episodes))
     lexical = ranking.rank(memories, query, now, wide, indexed)
     if not query.strip():
         return ranking.rank(memories, query, now, options, indexed)  # everything in range: nothing to mean
@@ -212,8 +215,9 @@ def _indexed_cosines(
             part.values,
         ).fetchall()
         store = session.store(part.scope)
-        stored = store.get(None)
-        missing = [(doc, "f:" + sha) for doc, sha in rows if "f:" + sha not in stored]
+        spans, flat = store.stacked()
+        missing = [(doc, "f:" + sha) for doc, sha in rows if "f:" + sha not in spans]
+        fresh: dict[str, Matrix] = {}
         for start in range(0, len(missing), 16):
             if time.monotonic() > session.deadline:
                 break
@@ -222,14 +226,19 @@ def _indexed_cosines(
             blobs = part.conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(batch)).fetchall()
             episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
             wanted = {batch[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}
-            stored.update(embed_all(session.embedder, wanted, store))
-        have = [(doc, "f:" + sha) for doc, sha in rows if "f:" + sha in stored]
+            fresh.update(embed_all(session.embedder, wanted, store))
+        if fresh:  # what this read embedded joins the stored matrix
+            for key, matrix in fresh.items():
+                spans[key] = (flat.shape[0], matrix.shape[0])
+                flat = np.concatenate([flat, matrix]) if flat.shape[0] else matrix
+        have = [(doc, "f:" + sha) for doc, sha in rows if "f:" + sha in spans]
         _note_missing(session, part.scope, "episodes", len(rows) - len(have), len(rows))
         if not have:
             continue
-        matrices = [stored[key] for _doc, key in have]
-        starts = np.cumsum([0] + [m.shape[0] for m in matrices[:-1]])
-        cosines = np.maximum.reduceat(np.concatenate(matrices) @ q, starts)
+        order = sorted(spans, key=lambda key: spans[key][0])  # the keys' rows follow each other in `flat`
+        each = np.maximum.reduceat(flat @ q, np.array([spans[key][0] for key in order]))
+        by_key = dict(zip(order, each.tolist(), strict=True))
+        cosines = np.array([by_key[key] for _doc, key in have])
         best = np.argsort(-cosines, kind="stable")[:POOL]
         top = {have[n][0]: float(cosines[n]) for n in best}
         marks = ",".join("?" * len(top))
@@ -242,7 +251,6 @@ def _indexed_cosines(
                 item = Item("episode", part.scope, 0.0, relevance, episode=episode)
                 found[episode.id] = Scored(item, relevance.score, None)
             found[episode.id].cosine = top[_doc]
-        by_key = {key: float(c) for (_doc, key), c in zip(have, cosines, strict=True)}
         lexical_only = [s for s in found.values() if s.cosine is None and s.item.scope == part.scope]
         refs = store.refs([s.item.id for s in lexical_only])
         for scored in lexical_only:  # the lexical pool's own cosines, by the keys stored for their ids

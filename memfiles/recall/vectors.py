@@ -118,6 +118,39 @@ class VectorStore:
                 found += self.conn.execute(f"SELECT key, rows, vecs FROM vectors WHERE key IN ({marks})", chunk)
         return {key: np.frombuffer(blob, dtype=np.float16).reshape(n, -1).astype(np.float32) for key, n, blob in found}
 
+    def stacked(self) -> tuple[dict[str, tuple[int, int]], Matrix]:
+        """Every stored vector in one matrix, and each key's rows in it as (first, count): one read, one copy.
+
+        A long-lived process (`mem mcp`, the API) keeps the last matrix of each file while the file's
+        generation is unchanged, so a query there does not read every vector again.
+        """
+        state = self._state()
+        cached = _STACKED.get(self.path)
+        if cached is not None and cached[0] == state:
+            return dict(cached[1]), cached[2]
+        spans, flat = self._read_stacked()
+        _STACKED[self.path] = (state, spans, flat)
+        return dict(spans), flat
+
+    def _state(self) -> tuple[int, ...]:
+        """The file (its inode) and its generation, which every `put` raises in the same transaction."""
+        found = self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return (self.path.stat().st_ino, int(found[0]) if found else 0)
+
+    def _read_stacked(self) -> tuple[dict[str, tuple[int, int]], Matrix]:
+        np = self._np
+        spans: dict[str, tuple[int, int]] = {}
+        blobs: list[bytes] = []
+        row = 0
+        for key, n, blob in self.conn.execute("SELECT key, rows, vecs FROM vectors"):
+            spans[key] = (row, n)
+            blobs.append(blob)
+            row += n
+        if not blobs:
+            return spans, np.zeros((0, 1), dtype=np.float32)
+        flat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(row, -1).astype(np.float32)
+        return spans, flat
+
     def refs(self, ids: Sequence[str]) -> dict[str, list[str]]:
         """The keys stored for each episode or fact id (an edited episode has one per version of its file)."""
         out: dict[str, list[str]] = {}
@@ -136,6 +169,10 @@ class VectorStore:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 self.conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+                self.conn.execute(
+                    "INSERT INTO meta VALUES ('generation', '1') "
+                    "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                )
                 self.conn.execute("COMMIT")
             except BaseException:
                 self.conn.execute("ROLLBACK")
@@ -146,6 +183,9 @@ class VectorStore:
 
     def close(self) -> None:
         self.conn.close()
+
+
+_STACKED: dict[Path, tuple[tuple[int, ...], dict[str, tuple[int, int]], Matrix]] = {}
 
 
 def remove(path: Path) -> None:
