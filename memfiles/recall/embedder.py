@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,10 +73,11 @@ class ModelUnavailable(Exception):
 class Embedder:
     """A loaded model: `embed(texts)` gives one L2-normalised float32 row per text (mean pooling)."""
 
-    def __init__(self, files: ModelFiles) -> None:
+    def __init__(self, files: ModelFiles, scratch: Path | None = None) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # tokenizers never reaches for a hub; belt and braces
         import numpy as np
-        import onnxruntime
+
+        onnxruntime = _import_onnxruntime(scratch)
         from tokenizers import Tokenizer
 
         self.files = files
@@ -122,16 +124,36 @@ class Embedder:
         return out
 
 
+def _import_onnxruntime(scratch: Path | None) -> Any:
+    """onnxruntime, imported with $TMPDIR at `scratch` (the home's .cache/): its import leaves a `.ses`
+    file in the temporary folder, which belongs in the home's cache rather than the user's /tmp."""
+    if scratch is None or "onnxruntime" in sys.modules:
+        import onnxruntime
+
+        return onnxruntime
+    before = os.environ.get("TMPDIR")
+    try:
+        scratch.mkdir(parents=True, exist_ok=True)
+        os.environ["TMPDIR"] = str(scratch)
+        import onnxruntime
+    finally:
+        if before is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before
+    return onnxruntime
+
+
 _loaded: dict[ModelFiles, Embedder] = {}
 _loading = threading.Lock()
 
 
-def load(files: ModelFiles | None = None) -> Embedder:
-    """The model, loaded once per process (raises ModelUnavailable)."""
+def load(files: ModelFiles | None = None, scratch: Path | None = None) -> Embedder:
+    """The model, loaded once per process (raises ModelUnavailable); `scratch`: see _import_onnxruntime."""
     files = files or ModelFiles.default()
     with _loading:
         if files not in _loaded:
-            _loaded[files] = Embedder(files)
+            _loaded[files] = Embedder(files, scratch)
         return _loaded[files]
 
 

@@ -341,5 +341,5 @@ def open_session(paths: Paths, files: ModelFiles | None = None, budget_s: float 
     """A hybrid read's session: the model loaded (once per process) and the embedding deadline set."""
     from memfiles.recall import embedder
 
-    model = embedder.load(files)
+    model = embedder.load(files, scratch=paths.cache / "tmp")
     return Semantic(model, paths, time.monotonic() + (READ_BUDGET_S if budget_s is None else budget_s))
