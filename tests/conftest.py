@@ -26,6 +26,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     for var in ("MEM_USER", "MEM_NOW", "MEM_DEBUG", "NO_COLOR"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("MEM_HOME", str(tmp_path / "home"))
+    # The tests pin the lexical ranker's results; tests/test_semantic.py turns the hybrid ranking back on.
+    monkeypatch.setenv("MEM_RANKING", "lexical")
     monkeypatch.chdir(tmp_path)
     yield tmp_path
 

@@ -20,6 +20,7 @@ from memfiles.format.layout import Paths, Scope
 if TYPE_CHECKING:
     from memfiles.api.models import SyncReport
     from memfiles.lint.engine import LintReport
+    from memfiles.recall.hybrid import Semantic
 
 Progress = Callable[[int, int], None]  # tick(done, total), for a progress bar
 log = logging.getLogger("memfiles")  # a settings value left out is a warning (the CLI prints it on stderr)
@@ -103,18 +104,47 @@ class Home:
         budget: int | None = None,
         half_life_days: float | None = None,
         max_chars: int | None = None,
+        lexical: bool = False,
     ) -> RecallResult:
         """Recall from several scopes at once (a user plus their org), like `mem recall -u ID -s org:ID`.
 
         `since` may also be `Nd` (the last N days); `budget` is in estimated tokens, `max_chars` in characters.
+        With the extra memfiles[semantic] installed the ranking is hybrid (words and meaning) unless
+        `lexical=True` or mem.toml's `[recall] ranking = "lexical"`; `notes` then says what it could not do.
         """
         from memfiles.recall import retrieve
 
         chosen = _parse_scopes(scopes)
         dates = when_text(since), when_text(until), when_text(as_of)
         options = retrieve.recall_options(self.settings.safe, k, kind, *dates, min_score, half_life_days)
-        found = retrieve.recall(self.paths, chosen, query, options, budget=budget, max_chars=max_chars)
+        semantic, notes = self._semantic(lexical)
+        found = retrieve.recall(
+            self.paths, chosen, query, options, budget=budget, max_chars=max_chars, semantic=semantic
+        )
+        found.notes[:0] = notes
         return RecallResult.of(found)
+
+    def _semantic(self, lexical: bool) -> tuple[Semantic | None, list[str]]:
+        """The hybrid ranking's model when it applies; nothing of the extra is imported otherwise."""
+        settings = self.settings.safe
+        ranking = os.environ.get("MEM_RANKING") or settings.recall.ranking  # $MEM_RANKING=lexical: words only
+        if lexical or ranking == "lexical":
+            return None, []
+        from memfiles.recall import embedder
+
+        if not embedder.available():
+            return None, []
+        from memfiles.recall import hybrid
+
+        files = None
+        if settings.semantic.model or settings.semantic.tokenizer:
+            model = Path(settings.semantic.model) if settings.semantic.model else embedder.ModelFiles.default().model
+            tokenizer = Path(settings.semantic.tokenizer) if settings.semantic.tokenizer else embedder.TOKENIZER
+            files = embedder.ModelFiles(model, tokenizer)
+        try:
+            return hybrid.open_session(self.paths, files), []
+        except embedder.ModelUnavailable as exc:
+            return None, [f"recall: ranked by words only: {exc}"]
 
     def render(
         self,
@@ -188,11 +218,17 @@ class Home:
 
         return SyncReport.model_validate(sync(self.paths, remote, commit, warn=warn).to_dict())
 
-    def doctor(self, *, fix: bool = False, reindex: bool = False) -> DoctorReport:
-        """Check files, git state, recall indexes and leftovers of interrupted writes; `fix` repairs what is safe."""
+    def doctor(self, *, fix: bool = False, reindex: bool = False, progress: Progress | None = None) -> DoctorReport:
+        """Check files, git state, recall indexes and leftovers of interrupted writes; `fix` repairs what is safe.
+
+        `reindex` rebuilds the recall indexes, and with memfiles[semantic] every scope's vectors (`progress`).
+        """
         from memfiles.ops import doctor
 
-        rebuilt = doctor.reindex(self.paths) if reindex else []
+        rebuilt: list[str] = []
+        if reindex:
+            semantic, notes = self._semantic(lexical=False)
+            rebuilt = doctor.reindex(self.paths, semantic.embedder if semantic else None, progress) + notes
         done, problems = doctor.run(self.paths, fix)
         return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems], notes=doctor.notes(self.paths))
 

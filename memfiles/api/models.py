@@ -46,6 +46,8 @@ class Scores(BaseModel):
     matched: list[str]
     decay: float
     age_days: float | None
+    lexical: float | None = None  # hybrid ranking only: the item's own lexical relevance
+    semantic: float | None = None  # hybrid ranking only: its cosine to the query (None: no vector yet)
 
 
 class RecallItem(BaseModel):
@@ -86,6 +88,8 @@ class RecallItem(BaseModel):
                 matched=list(r.matched),
                 decay=item.decay,
                 age_days=item.age_days,
+                lexical=item.lexical,
+                semantic=item.semantic,
             ),
             facts=list(item.facts),
             episode=item.episode,
@@ -124,6 +128,7 @@ class RecallResult(BaseModel):
     items: list[RecallItem]
     dropped: list[RecallItem]
     problems: list[str]
+    notes: list[str] = []  # what the hybrid ranking could not do (vectors not built yet), for stderr
 
     @property
     def omitted(self) -> int:
@@ -144,6 +149,7 @@ class RecallResult(BaseModel):
             items=[RecallItem.of(item, multi) for item in rendered.shown],
             dropped=[RecallItem.of(item, multi) for item in rendered.dropped],
             problems=[str(p) for p in found.problems],
+            notes=list(found.notes),
         )
 
 

@@ -232,6 +232,7 @@ class ScopeHandle:
         min_score: float | None = None,
         budget: int | None = None,
         half_life_days: float | None = None,
+        lexical: bool = False,
     ) -> RecallResult:
         """Facts and episodes relevant to `query`, as `mem recall` finds them (`str()` is the block)."""
         return self.home.recall(
@@ -245,6 +246,7 @@ class ScopeHandle:
             min_score=min_score,
             budget=budget,
             half_life_days=half_life_days,
+            lexical=lexical,
         )
 
     def render(self, *, episodes: int = 5, budget: int | None = None, markdown: bool = False) -> RecallResult:

@@ -15,11 +15,16 @@ def doctor(
     ctx: typer.Context,
     fix: Annotated[bool, typer.Option("--fix", help="Repair what is safe to repair.")] = False,
     reindex: Annotated[
-        bool, typer.Option("--reindex", help="Rebuild every scope's recall index from the files first.")
+        bool,
+        typer.Option(
+            "--reindex",
+            help="Rebuild every scope's recall index (with memfiles[semantic], its vectors too) first.",
+        ),
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Check the home (files, git state, indexes, leftovers of interrupted writes); exit 1 if anything is wrong."""
-    report = open_home(ctx).doctor(fix=fix, reindex=reindex)
+    with output.progress("embedding episodes and facts") as tick:
+        report = open_home(ctx).doctor(fix=fix, reindex=reindex, progress=tick)
     output.doctor(report, as_json)
     exit_with(0 if report.healthy else 1)

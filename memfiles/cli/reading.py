@@ -36,6 +36,10 @@ def recall(
     hook: Annotated[
         bool, typer.Option("--hook", help="Claude Code hook: read its JSON on stdin, always exit 0.")
     ] = False,
+    lexical: Annotated[
+        bool,
+        typer.Option("--lexical", help="Rank by words only, even with memfiles[semantic] installed."),
+    ] = False,
 ) -> None:
     """Recall the facts and episodes relevant to QUERY, as a block of remembered data for a prompt."""
     if hook:
@@ -55,8 +59,11 @@ def recall(
         min_score=min_score,
         budget=budget,
         half_life_days=half_life,
+        lexical=lexical,
     )
     output.problems(found.problems)
+    for note in found.notes:
+        output.warn(note)
     output.recalled(found, fmt, explain)
 
 

@@ -64,6 +64,11 @@ extractor_timeout = 120
 # Consolidated episodes older than this many days are folded into monthly DIGEST.md files.
 older_than_days = 30
 
+[recall]
+# "hybrid": words and meaning fused, when the extra memfiles[semantic] is installed (else lexical);
+# "lexical": words only, as without the extra (also `mem recall --lexical`).
+ranking = "hybrid"
+
 # [lint] ignore (rule codes `mem lint` does not report) is read only from mem.local.toml: a synced
 # file may not silence the rules.
 
@@ -72,6 +77,7 @@ older_than_days = 30
 # refused ("refuse"). This file may only tighten it to "refuse"; mem.local.toml may set either.
 # [guard]
 # episodes = "refuse"
+# [semantic] model and tokenizer (files of another embedding model) too: a synced file names no model.
 """
 
 # Written by `mem init` beside mem.toml, and never committed (.gitignore): every line a comment.
@@ -95,6 +101,9 @@ LOCAL_TOML = """\
 #
 # [guard]
 # episodes = "quarantine"   # hold instruction-shaped episodes for `mem review` ("refuse" refuses them)
+# [semantic]   # the embedding model of memfiles[semantic]; default: the one its wheel ships
+# model = "/path/to/model.onnx"          # a sentence-embedding ONNX model (mean-pooled last_hidden_state)
+# tokenizer = "/path/to/tokenizer.json"  # its tokenizers file
 """
 
 
@@ -145,6 +154,13 @@ EpisodePolicy = Literal["quarantine", "refuse"]
 
 class GuardSettings(_Section):
     episodes: EpisodePolicy = "quarantine"
+class RecallSettings(_Section):
+    ranking: Literal["hybrid", "lexical"] = "hybrid"
+
+
+class SemanticSettings(_Section):
+    model: str = ""
+    tokenizer: str = ""
 
 
 class Config(_Section):
@@ -156,6 +172,8 @@ class Config(_Section):
     consolidate: ConsolidateSettings = ConsolidateSettings()
     lint: LintSettings = LintSettings()
     guard: GuardSettings = GuardSettings()
+    recall: RecallSettings = RecallSettings()
+    semantic: SemanticSettings = SemanticSettings()
 
     def ttl_days(self, subject: str) -> int:
         """Days until active facts of `subject` expire at consolidation (0: never)."""
@@ -305,6 +323,12 @@ def tighten(raw: Raw, name: str) -> tuple[Raw, list[Ignored]]:
         if not synced:  # in a local file it may undo mem.toml's "refuse", so only an untracked one may say it
             why = f'a synced file may only tighten the guard to "refuse"; set it in {_LOCAL}'
             ignored.append(Ignored(name, "[guard] episodes", "= 'quarantine' is ignored", why))
+    semantic = out.get("semantic", {})
+    for setting in ("model", "tokenizer"):
+        value = semantic.pop(setting, "") if synced else ""
+        if value:
+            why = f"{shared}, so it may not name a model to load; set it in {_LOCAL}"
+            ignored.append(Ignored(name, f"[semantic] {setting}", f"= {_shown(value)} is ignored", why))
     if not synced:
         ignored = [Ignored(name, i.key, i.what, _TRACKED) for i in ignored]
     return out, ignored

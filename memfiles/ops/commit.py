@@ -5,6 +5,7 @@ undone when git fails, refused while a `mem sync` merge is unfinished. Every wri
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,3 +114,7 @@ def note_written(paths: Paths, scope: Scope, relpaths: list[str]) -> None:
         from memfiles.recall import index
 
         index.note_written(paths, scope, relpaths)
+    if "memfiles.recall.embedder" in sys.modules:  # the semantic extra's model may be loaded (mem mcp, the API)
+        from memfiles.recall import vector_build
+
+        vector_build.after_write(paths, scope)

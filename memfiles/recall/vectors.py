@@ -1,0 +1,193 @@
+"""Vectors of the `memfiles[semantic]` extra: what is embedded, and where the vectors are kept.
+
+What: a fact is one text (`key: value (subject)`); an episode is its passages — the summary's lines,
+its events, its entities and the facts it proposes, packed into passages of at most PASSAGE_WORDS words
+— each embedded on its own, so a long session is scored by its best-matching passage, not by one
+vector of a long text.
+
+Where: one SQLite file per scope and model beside the recall index
+(`.cache/index/<kind>-<id>.vectors<VERSION>-<model>.sqlite3`), derived and git-ignored like it, never in
+markdown or git. Vectors are keyed by content: an episode by its file's sha1 as the recall index has it
+(`f:<sha1>`), anything else by the sha1 of the passages embedded (`t:<sha1>`). An edited file has a new
+key, so hand edits and pulls are caught up by embedding what has no vector yet; a vector nobody asks for
+any more is dropped by `mem doctor --reindex`, which rebuilds the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memfiles.format.episodes import Episode
+from memfiles.format.layout import Paths, Scope
+from memfiles.format.model import Fact
+
+if TYPE_CHECKING:
+    from memfiles.recall.embedder import Matrix
+
+# Bump when what is embedded changes (the passages below) or how vectors are stored.
+VECTORS_VERSION = 1
+PASSAGE_WORDS = 60  # MiniLM reads 128 tokens: about 60-90 English words
+MAX_PASSAGES = 48  # an episode's passages beyond this are not embedded (20,000 characters is about 50)
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors(
+    key TEXT PRIMARY KEY, ref TEXT NOT NULL, rows INTEGER NOT NULL, vecs BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS vectors_ref ON vectors(ref);
+"""
+
+
+def fact_texts(fact: Fact) -> list[str]:
+    """A fact's passages: a sentence ("The notification channel is email.": sentence models embed sentences
+    best) and its key's words alone ("notification channel"), which a question about the attribute names."""
+    key = fact.key.replace("_", " ")
+    return [f"The {key} is {fact.value}.", key] if len(key) >= 3 else [f"The {key} is {fact.value}."]
+
+
+def episode_passages(episode: Episode) -> list[str]:
+    """An episode's texts to embed: summary lines and events packed into passages, then entities and facts."""
+    lines = [line.strip() for line in episode.summary.splitlines() if line.strip()]
+    lines += [event.strip() for event in episode.events if event.strip()]
+    lines += [f"{f.key.replace('_', ' ')}: {f.value}" for f in episode.facts]
+    passages: list[str] = []
+    current: list[str] = []
+    for line in lines:
+        words = line.split()
+        while len(words) > PASSAGE_WORDS:  # one long line: cut it into passages of its own
+            if current:
+                passages.append(" ".join(current))
+                current = []
+            passages.append(" ".join(words[:PASSAGE_WORDS]))
+            words = words[PASSAGE_WORDS:]
+        if current and len(current) + len(words) > PASSAGE_WORDS:
+            passages.append(" ".join(current))
+            current = []
+        current += words
+    if current:
+        passages.append(" ".join(current))
+    if episode.entities:
+        passages.append(", ".join(episode.entities))
+    return passages[:MAX_PASSAGES] or [episode.summary]
+
+
+def text_key(texts: Sequence[str]) -> str:
+    return "t:" + hashlib.sha1("\n\x00".join(texts).encode("utf-8")).hexdigest()
+
+
+def path_of(paths: Paths, scope: Scope, model_id: str) -> Path:
+    return paths.cache / "index" / f"{scope.kind}-{scope.id}.vectors{VECTORS_VERSION}-{model_id}.sqlite3"
+
+
+def files_of(paths: Paths, scope: Scope) -> list[Path]:
+    """Every vector file of the scope, of any version or model."""
+    folder = paths.cache / "index"
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(f"{scope.kind}-{scope.id}.vectors*.sqlite3"))
+
+
+class VectorStore:
+    """One scope's vectors for one model."""
+
+    def __init__(self, paths: Paths, scope: Scope, model_id: str) -> None:
+        import numpy
+
+        self._np = numpy
+        self.path = path_of(paths, scope, model_id)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(SCHEMA)
+
+    def get(self, keys: Iterable[str] | None = None) -> dict[str, Matrix]:
+        """Stored vectors by key (all of them when `keys` is None), each a (passages × dimensions) matrix."""
+        np = self._np
+        found: list[tuple[str, int, bytes]] = []
+        if keys is None:
+            found = self.conn.execute("SELECT key, rows, vecs FROM vectors").fetchall()
+        else:
+            wanted = list(keys)
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found += self.conn.execute(f"SELECT key, rows, vecs FROM vectors WHERE key IN ({marks})", chunk)
+        return {key: np.frombuffer(blob, dtype=np.float16).reshape(n, -1).astype(np.float32) for key, n, blob in found}
+
+    def stacked(self) -> tuple[dict[str, tuple[int, int]], Matrix]:
+        """Every stored vector in one matrix, and each key's rows in it as (first, count): one read, one copy.
+
+        A long-lived process (`mem mcp`, the API) keeps the last matrix of each file while the file's
+        generation is unchanged, so a query there does not read every vector again.
+        """
+        state = self._state()
+        cached = _STACKED.get(self.path)
+        if cached is not None and cached[0] == state:
+            return dict(cached[1]), cached[2]
+        spans, flat = self._read_stacked()
+        _STACKED[self.path] = (state, spans, flat)
+        return dict(spans), flat
+
+    def _state(self) -> tuple[int, ...]:
+        """The file (its inode) and its generation, which every `put` raises in the same transaction."""
+        found = self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return (self.path.stat().st_ino, int(found[0]) if found else 0)
+
+    def _read_stacked(self) -> tuple[dict[str, tuple[int, int]], Matrix]:
+        np = self._np
+        spans: dict[str, tuple[int, int]] = {}
+        blobs: list[bytes] = []
+        row = 0
+        for key, n, blob in self.conn.execute("SELECT key, rows, vecs FROM vectors"):
+            spans[key] = (row, n)
+            blobs.append(blob)
+            row += n
+        if not blobs:
+            return spans, np.zeros((0, 1), dtype=np.float32)
+        flat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(row, -1).astype(np.float32)
+        return spans, flat
+
+    def refs(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """The keys stored for each episode or fact id (an edited episode has one per version of its file)."""
+        out: dict[str, list[str]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for key, ref in self.conn.execute(f"SELECT key, ref FROM vectors WHERE ref IN ({marks})", chunk):
+                out.setdefault(ref, []).append(key)
+        return out
+
+    def put(self, items: Iterable[tuple[str, str, Matrix]]) -> None:
+        """Store (key, the episode or fact id it belongs to, vectors) rows."""
+        np = self._np
+        rows = [(key, ref, int(m.shape[0]), m.astype(np.float16).tobytes()) for key, ref, m in items]
+        if rows:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+                self.conn.execute(
+                    "INSERT INTO meta VALUES ('generation', '1') "
+                    "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                )
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+_STACKED: dict[Path, tuple[tuple[int, ...], dict[str, tuple[int, int]], Matrix]] = {}
+
+
+def remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
