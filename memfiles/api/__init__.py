@@ -13,6 +13,7 @@ the services (memfiles.ops, memfiles.recall, memfiles.lint). What a write decide
 
 from __future__ import annotations
 
+from memfiles.api.browse import Digest, DigestEntry, EpisodeMonth, EpisodePage, ListedEpisode
 from memfiles.api.guard import CheckResult, FindingModel, Where, check, explain_rule, lint
 from memfiles.api.home import Home, clone, extractor_schema, init, merge_driver, open_home
 from memfiles.api.inputs import EpisodeInput, episodes_from_json
@@ -39,15 +40,20 @@ __all__ = [
     "CheckResult",
     "Cloned",
     "Consolidation",
+    "Digest",
+    "DigestEntry",
     "DoctorReport",
     "Episode",
     "EpisodeFile",
     "EpisodeInput",
+    "EpisodeMonth",
+    "EpisodePage",
     "Fact",
     "FindingModel",
     "Forgotten",
     "Home",
     "Initialised",
+    "ListedEpisode",
     "LogEntry",
     "Outcome",
     "RecallItem",

@@ -19,6 +19,7 @@ from memfiles.outcome import Outcome
 from memfiles.store.files import read_memory
 
 if TYPE_CHECKING:
+    from memfiles.api.browse import Digest, EpisodeMonth, EpisodePage
     from memfiles.api.home import Home, Progress
     from memfiles.api.models import Consolidation
     from memfiles.ops.record import NewEpisode
@@ -172,6 +173,24 @@ class ScopeHandle:
         from memfiles.ops.archive import find
 
         return EpisodeFile.of(find(self.home.paths, self.scope, episode_id))
+
+    def months(self) -> list[EpisodeMonth]:
+        """The scope's episode months, newest first, with how many episode files each holds."""
+        from memfiles.api import browse
+
+        return browse.months(self.home.paths, self.scope)
+
+    def episode_page(self, month: str, *, offset: int = 0, limit: int = 50) -> EpisodePage:
+        """One page of a month's ("YYYY-MM") episodes, newest first; only that page's files are opened."""
+        from memfiles.api import browse
+
+        return browse.page(self.home.paths, self.scope, month, offset, limit)
+
+    def digests(self) -> list[Digest]:
+        """The scope's monthly digests (what consolidation left of older episodes), newest first."""
+        from memfiles.api import browse
+
+        return browse.digests(self.home.paths, self.scope)
 
     # --- reading ---
 
