@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from memfiles.ui.lintcache import LintCache
 
 PAGE = 50
-_SCOPE_IN_MESSAGE = re.compile(r"\b((?:user|org|agent):[a-z0-9][a-z0-9._-]{0,63})(?: ([a-z][a-z0-9_]{0,63})\b)?")
+_MESSAGE = re.compile(
+    r"mem: ([a-z-]+) ((?:user|org|agent):[a-z0-9][a-z0-9._-]{0,63})(?: ([a-z][a-z0-9_]{0,63})(?=\s|$))?"
+)
 
 
 def _home(request: Request) -> Home:
@@ -188,7 +190,10 @@ def file_page(request: Request) -> HTMLResponse:
 
 def _links(message: str) -> list[tuple[str, str | None]]:
     """The scope and key a commit message names (`mem: add user:alice plan_tier …`), to link them."""
-    return [(m[1], m[2]) for m in _SCOPE_IN_MESSAGE.finditer(message.splitlines()[0] if message else "")][:2]
+    found = _MESSAGE.match(message.splitlines()[0] if message else "")
+    if found is None:
+        return []
+    return [(found[2], None if found[1] in ("episode", "episodes", "consolidate") else found[3])]
 
 
 def _done(request: Request) -> str | None:
