@@ -100,7 +100,7 @@ def test_headers_forbid_inline_and_remote_scripts(built: Home) -> None:
         assert answer.status_code == 200, path
         csp = answer.headers["content-security-policy"]
         assert "script-src 'self'" in csp and "default-src 'none'" in csp and "unsafe-inline" not in csp
-        assert answer.headers["x-frame-options"] == "DENY" and answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["x-frame-options"] == "DENY" and answer.headers["referrer-policy"] == "same-origin"
         if path.startswith("/static"):
             continue
         assert re.findall(r"<script(?![^>]*\bsrc=\"/static/)", answer.text) == [], path  # no inline script

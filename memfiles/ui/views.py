@@ -43,6 +43,8 @@ def shown(value: Any) -> Any:
         return escape(visible(value))
     if value is None:
         return ""
+    if isinstance(value, datetime):  # as the files write it: 2026-06-02T10:00:00Z
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value.utcoffset() == timedelta(0) else value.isoformat()
     return value
 
 
@@ -154,4 +156,4 @@ def _ticks(drawn: Timeline) -> list[tuple[float, str]]:
     while on <= drawn.last:
         found.append((drawn.x(on), on.isoformat()))
         on += timedelta(days=step)
-    return found[:8]
+    return [(x, label) for x, label in found if x <= drawn.width - 90]  # a label must fit before the edge
