@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from ui_home import HOSTILE, build, commits
 
-CHROMIUM = os.environ.get("MEM_UI_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = os.environ.get("MEM_UI_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"  # Debian's
 ARGS = [
     "--headless",
     "--no-sandbox",
