@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+from memfiles.api.models import EpisodeFile
 from memfiles.errors import FileFormatError, NotFoundError, ScopeError
 from memfiles.format import digest, episodes
 from memfiles.format.episodes import Episode
-from memfiles.format.layout import DIGEST_NAME
+from memfiles.format.layout import DIGEST_NAME, is_episode_name
 
 if TYPE_CHECKING:
     from memfiles.format.layout import Paths, Scope
@@ -79,13 +80,31 @@ class Digest(BaseModel):
     entries: list[DigestEntry]
 
 
-def months(paths: Paths, scope: Scope) -> list[EpisodeMonth]:
-    """The scope's month folders, newest first, with their episode counts."""
+def months(paths: Paths, scope: Scope, only: str | None = None) -> list[EpisodeMonth]:
+    """The scope's month folders (or only the month `only`), newest first, with their episode counts."""
     found = []
-    for stamp, folder in reversed(paths.episode_months(scope)):
-        files = paths.episode_files(scope, stamp, stamp)
-        found.append(EpisodeMonth(month=stamp, episodes=len(files), digest=(folder / DIGEST_NAME).is_file()))
+    for stamp, folder in reversed(paths.episode_months(scope, only, only)):
+        with os.scandir(folder) as entries:  # counted by name, as episode_files lists them, without a Path each
+            count = sum(1 for e in entries if is_episode_name(e.name) and e.is_file(follow_symlinks=False))
+        found.append(EpisodeMonth(month=stamp, episodes=count, digest=(folder / DIGEST_NAME).is_file()))
     return found
+
+
+def find_in_month(paths: Paths, scope: Scope, episode_id: str, month: str) -> EpisodeFile | None:
+    """The episode `episode_id` among one month's files (None: not there), opening only files that name it."""
+    needle = episode_id.encode()
+    for path in paths.episode_files(scope, month, month):
+        data = path.read_bytes()
+        if needle not in data:
+            continue
+        relpath = paths.relative(path)
+        try:
+            episode = episodes.parse(data, relpath, str(scope))
+        except FileFormatError:
+            continue
+        if episode.id == episode_id:
+            return EpisodeFile(path=relpath, episode=episode, text=data.decode("utf-8", errors="replace"))
+    return None
 
 
 def page(paths: Paths, scope: Scope, month: str, offset: int = 0, limit: int = PAGE) -> EpisodePage:
@@ -114,6 +133,16 @@ def digests(paths: Paths, scope: Scope) -> list[Digest]:
         entries = [DigestEntry.model_validate(e, from_attributes=True) for e in digest.entries(path.read_bytes())]
         found.append(Digest(month=month, path=paths.relative(path), entries=entries))
     return found
+
+
+def memory_stamp(paths: Paths, scope: Scope) -> tuple[int, int, int]:
+    """(inode, size, mtime in ns) of the scope's MEMORY.md, (0, 0, 0) without one: a value that changes with
+    every write (an atomic replace is a new inode) and every hand edit."""
+    try:
+        found = paths.memory_file(scope).stat()
+    except FileNotFoundError:
+        return (0, 0, 0)
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
 
 
 def read_text(paths: Paths, relpath: str) -> str:

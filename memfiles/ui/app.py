@@ -18,6 +18,7 @@ from starlette.staticfiles import StaticFiles
 
 from memfiles.errors import MemError, NotFoundError
 from memfiles.ui import actions, pages
+from memfiles.ui.cache import FactCache
 from memfiles.ui.lintcache import LintCache
 from memfiles.ui.render import environment, render
 from memfiles.ui.security import Forbidden, Guard, Secrets
@@ -62,4 +63,5 @@ def create_app(home: Home, keys: Secrets, hosts: Iterable[str]) -> ASGIApp:
     app.state.secrets = keys
     app.state.env = environment()
     app.state.lint = LintCache(home)
+    app.state.facts = FactCache()
     return Guard(app, keys, hosts)

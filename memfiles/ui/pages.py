@@ -19,10 +19,12 @@ from memfiles.ui import views
 from memfiles.ui.render import render
 
 if TYPE_CHECKING:
-    from memfiles.api import Home, ScopeHandle
+    from memfiles.api import Fact, Home, ScopeHandle
+    from memfiles.ui.cache import FactCache
     from memfiles.ui.lintcache import LintCache
 
 PAGE = 50
+SEARCH = 20  # the best episodes for a search, ranked and thresholded as `mem recall` does
 _MESSAGE = re.compile(
     r"mem: ([a-z-]+) ((?:user|org|agent):[a-z0-9][a-z0-9._-]{0,63})(?: ([a-z][a-z0-9_]{0,63})(?=\s|$))?"
 )
@@ -36,6 +38,12 @@ def _home(request: Request) -> Home:
 def _lint(request: Request) -> LintCache:
     cache: LintCache = request.app.state.lint
     return cache
+
+
+def _facts(request: Request, handle: ScopeHandle) -> list[Fact]:
+    """Every fact of the scope, history and proposed ones included (cached until MEMORY.md changes)."""
+    cache: FactCache = request.app.state.facts
+    return cache.facts(handle)
 
 
 def _handle(request: Request) -> ScopeHandle:
@@ -71,9 +79,9 @@ def home_page(request: Request) -> HTMLResponse:
     rows = []
     for name in home.scopes():
         handle = home.scope(name)
-        counts = views.counts(handle.show(everything=True))
+        counts = views.counts(_facts(request, handle))
         held = flagged(handle)
-        this_month = next((m.episodes for m in handle.months() if m.month == month), 0)
+        this_month = sum(m.episodes for m in handle.months(month))
         lint = None if lint_counts is None else lint_counts.get(name, 0)
         rows.append({"scope": name, "counts": counts, "held": held, "month": this_month, "lint": lint})
     context = {"title": "Memory", "rows": rows, "month": month, "lint": _lint(request), "done": _done(request)}
@@ -82,7 +90,7 @@ def home_page(request: Request) -> HTMLResponse:
 
 def scope_page(request: Request) -> HTMLResponse:
     handle = _handle(request)
-    facts = handle.show(everything=True)
+    facts = _facts(request, handle)
     current = [f for f in facts if f.status == "active"]
     context = {
         "title": str(handle),
@@ -101,7 +109,8 @@ def scope_page(request: Request) -> HTMLResponse:
 def timeline_page(request: Request) -> HTMLResponse:
     handle = _handle(request)
     key = request.path_params["key"]
-    history = handle.history(key)
+    cache: FactCache = request.app.state.facts
+    history = cache.history(handle, key)
     today = _today()
     drawn = views.timeline(history, today)
     as_of_text = request.query_params.get("as_of")
@@ -130,7 +139,7 @@ def episodes_page(request: Request) -> HTMLResponse:
     month = request.query_params.get("month") or (months[0].month if months else None)
     number = _page_number(request)
     page = handle.episode_page(month, offset=(number - 1) * PAGE, limit=PAGE) if month and not query else None
-    found = handle.recall(query, kind="episodes", k=PAGE) if query else None
+    found = handle.recall(query, kind="episodes", k=SEARCH) if query else None
     digest = next((d for d in handle.digests() if d.month == month), None) if month and not query else None
     pages = (page.total + PAGE - 1) // PAGE if page else 0
     context = {
@@ -150,7 +159,10 @@ def episodes_page(request: Request) -> HTMLResponse:
 
 def episode_page(request: Request) -> HTMLResponse:
     handle = _handle(request)
-    found = handle.show_episode(request.path_params["episode_id"])
+    month = request.query_params.get("month")
+    if month is not None and not re.fullmatch(r"\d{4}-\d{2}", month):
+        raise UsageError(f"month must be YYYY-MM, not {month!r}")
+    found = handle.show_episode(request.path_params["episode_id"], month=month)
     context = {"title": f"{handle} · {found.path}", "scope": str(handle), "file": found}
     return render(request, "episode.html", context)
 
@@ -158,7 +170,7 @@ def episode_page(request: Request) -> HTMLResponse:
 def purge_page(request: Request) -> HTMLResponse:
     handle = _handle(request)
     target = request.query_params.get("target", "")
-    facts = [f for f in handle.show(everything=True) if target in (f.id, f.key)]
+    facts = [f for f in _facts(request, handle) if target in (f.id, f.key)]
     context = {"title": f"Purge {target}", "scope": str(handle), "target": target, "facts": facts}
     return render(request, "purge.html", context)
 
