@@ -231,10 +231,11 @@ def test_episodes_are_paginated_by_month_and_searched_by_recall(built: Home) -> 
     assert last.count("<li data-episode=") == 20 and "Routine check number 0." in last
     found = test.get(f"{ALICE}/episodes?q=invoice").text
     assert "Asked for an invoice copy." in found and "Routine" not in found
-    episode_id = re.search(r'href="/s/user%3Aalice/episode/(e-[0-9a-f]{12})"', found)
-    assert episode_id
-    opened = test.get(f"{ALICE}/episode/{episode_id[1]}").text
-    assert "session: s-32" in opened
+    link = re.search(r'href="(/s/user%3Aalice/episode/(e-[0-9a-f]{12})\?month=2026-08)"', found)
+    assert link
+    assert "session: s-32" in test.get(link[1]).text  # found in its month
+    assert "session: s-32" in test.get(f"{ALICE}/episode/{link[2]}").text  # and without the month
+    assert test.get(f"{ALICE}/episode/{link[2]}?month=../..").status_code == 400
 
 
 def test_audit_lists_commits_and_lint_findings_linking_to_the_file(built: Home) -> None:
