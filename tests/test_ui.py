@@ -278,3 +278,16 @@ def test_mem_ui_help_teaches_the_options() -> None:
     assert result.exit_code == 0
     for words in ("--port", "--no-open", "127.0.0.1", "token", "memfiles[ui]", "one commit"):
         assert words in result.output, words
+
+
+def test_the_server_listens_on_127_0_0_1_only_and_says_when_a_port_is_taken() -> None:
+    from memfiles.ui import bind
+
+    sock = bind(0)
+    try:
+        host, port = sock.getsockname()
+        assert host == "127.0.0.1" and port > 0
+        with pytest.raises(memfiles.errors.UsageError, match=f"cannot listen on 127.0.0.1:{port}"):
+            bind(port)
+    finally:
+        sock.close()
