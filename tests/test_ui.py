@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
@@ -28,14 +29,20 @@ TOKEN = "test-token-0123456789"
 ALICE = "/s/user:alice"
 
 
+OPENED: list[TestClient] = []
+
+
 @pytest.fixture
-def built(isolated: Path) -> Home:
-    return build(isolated / "home")
+def built(isolated: Path) -> Iterator[Home]:
+    yield build(isolated / "home")
+    while OPENED:  # no lint of this test's home goes on into the next test
+        OPENED.pop().app.app.state.lint.wait()  # type: ignore[attr-defined]
 
 
 def client(home: Home, *, login: bool = True) -> tuple[TestClient, Secrets]:
     keys = Secrets(TOKEN)
     test = TestClient(create_app(home, keys, ["testserver"]), follow_redirects=False)
+    OPENED.append(test)
     if login:
         assert test.get(f"/?token={TOKEN}").status_code == 303
     return test, keys
