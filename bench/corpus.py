@@ -32,54 +32,29 @@ NOW = "2026-11-29T12:00:00Z"  # the bench sets $MEM_NOW to this
 SPAN_DAYS = 730
 SCOPE = Scope("user", "bench")
 
-CITIES = [
-    "Toronto",
-    "Lisbon",
-    "Osaka",
-    "Nairobi",
-    "Denver",
-    "Krakow",
-    "Austin",
-    "Dublin",
-    "Mumbai",
-    "Santiago",
-    "Oslo",
-    "Hanoi",
-    "Perth",
-    "Quito",
-]
-PEOPLE = [
-    "Alice",
-    "Bruno",
-    "Chiara",
-    "Dmitri",
-    "Esther",
-    "Farid",
-    "Greta",
-    "Hiro",
-    "Ines",
-    "Jonas",
-    "Keiko",
-    "Lars",
-    "Mei",
-    "Nadia",
-    "Omar",
-    "Priya",
-]
-PRODUCTS = [
-    "standing desk",
-    "noise cancelling headphones",
-    "espresso machine",
-    "trail running shoes",
-    "mechanical keyboard",
-    "air purifier",
-    "travel backpack",
-    "electric kettle",
-    "winter jacket",
-    "smart thermostat",
-    "road bike",
-    "yoga mat",
-]
+
+def _words(text: str, sep: str | None = None) -> list[str]:
+    """The items of a word list written as text (words, or phrases between `sep`)."""
+    return [" ".join(item.split()) for item in text.split(sep)]
+
+
+CITIES = _words(
+    """
+    Toronto Lisbon Osaka Nairobi Denver Krakow Austin Dublin Mumbai Santiago Oslo Hanoi Perth Quito
+    """
+)
+PEOPLE = _words(
+    """
+    Alice Bruno Chiara Dmitri Esther Farid Greta Hiro Ines Jonas Keiko Lars Mei Nadia Omar Priya
+    """
+)
+PRODUCTS = _words(
+    """
+    standing desk, noise cancelling headphones, espresso machine, trail running shoes, mechanical keyboard,
+    air purifier, travel backpack, electric kettle, winter jacket, smart thermostat, road bike, yoga mat
+    """,
+    ",",
+)
 TOPICS = {
     "support": (
         "The user contacted support about order {order}, which was delayed in {city}.",
@@ -142,232 +117,25 @@ TOPICS = {
         "Price alerts were created for the {product}.",
     ),
 }
-FILLER = [
-    "time",
-    "people",
-    "way",
-    "year",
-    "day",
-    "thing",
-    "man",
-    "world",
-    "life",
-    "hand",
-    "part",
-    "child",
-    "eye",
-    "woman",
-    "place",
-    "work",
-    "week",
-    "case",
-    "point",
-    "government",
-    "company",
-    "number",
-    "group",
-    "problem",
-    "fact",
-    "home",
-    "water",
-    "room",
-    "mother",
-    "area",
-    "money",
-    "story",
-    "month",
-    "lot",
-    "right",
-    "study",
-    "book",
-    "job",
-    "word",
-    "business",
-    "issue",
-    "side",
-    "kind",
-    "head",
-    "house",
-    "service",
-    "friend",
-    "father",
-    "power",
-    "hour",
-    "game",
-    "line",
-    "end",
-    "member",
-    "law",
-    "car",
-    "city",
-    "community",
-    "name",
-    "president",
-    "team",
-    "minute",
-    "idea",
-    "kid",
-    "body",
-    "information",
-    "back",
-    "parent",
-    "face",
-    "others",
-    "level",
-    "office",
-    "door",
-    "health",
-    "person",
-    "art",
-    "war",
-    "history",
-    "party",
-    "result",
-    "change",
-    "morning",
-    "reason",
-    "research",
-    "girl",
-    "guy",
-    "moment",
-    "air",
-    "teacher",
-    "force",
-    "education",
-    "foot",
-    "boy",
-    "age",
-    "policy",
-    "process",
-    "music",
-    "market",
-    "sense",
-    "nation",
-    "plan",
-    "college",
-    "interest",
-    "death",
-    "experience",
-    "effect",
-    "use",
-    "class",
-    "control",
-    "care",
-    "field",
-    "development",
-    "role",
-    "effort",
-    "rate",
-    "heart",
-    "drug",
-    "show",
-    "leader",
-    "light",
-    "voice",
-    "wife",
-    "police",
-    "mind",
-    "price",
-    "report",
-    "decision",
-    "son",
-    "view",
-    "relationship",
-    "town",
-    "road",
-    "arm",
-    "difference",
-    "value",
-    "building",
-    "action",
-    "model",
-    "season",
-    "society",
-    "tax",
-    "director",
-    "position",
-    "player",
-    "record",
-    "paper",
-    "space",
-    "ground",
-    "form",
-    "event",
-    "official",
-    "matter",
-    "center",
-    "couple",
-    "site",
-    "project",
-    "activity",
-    "star",
-    "table",
-    "need",
-    "court",
-    "oil",
-    "situation",
-    "cost",
-    "industry",
-    "figure",
-    "street",
-    "image",
-    "phone",
-    "data",
-    "picture",
-    "practice",
-    "piece",
-    "land",
-    "product",
-    "doctor",
-    "wall",
-    "patient",
-    "worker",
-    "news",
-    "test",
-    "movie",
-    "north",
-    "love",
-    "support",
-    "technology",
-    "step",
-    "baby",
-    "computer",
-    "type",
-    "attention",
-    "film",
-    "tree",
-    "source",
-    "organization",
-    "hair",
-    "window",
-    "evidence",
-    "population",
-    "truth",
-    "song",
-    "size",
-    "red",
-    "choice",
-    "fire",
-    "dog",
-    "basis",
-    "subject",
-    "quickly",
-    "carefully",
-    "later",
-    "usually",
-    "finally",
-    "clearly",
-    "probably",
-    "certainly",
-    "mostly",
-    "already",
-    "simply",
-    "mainly",
-    "nearly",
-    "quietly",
-    "gladly",
-    "briefly",
-]
+FILLER = _words(
+    """
+    time people way year day thing man world life hand part child eye woman place work week case point
+    government company number group problem fact home water room mother area money story month lot right
+    study book job word business issue side kind head house service friend father power hour game line
+    end member law car city community name president team minute idea kid body information back parent
+    face others level office door health person art war history party result change morning reason
+    research girl guy moment air teacher force education foot boy age policy process music market sense
+    nation plan college interest death experience effect use class control care field development role
+    effort rate heart drug show leader light voice wife police mind price report decision son view
+    relationship town road arm difference value building action model season society tax director
+    position player record paper space ground form event official matter center couple site project
+    activity star table need court oil situation cost industry figure street image phone data picture
+    practice piece land product doctor wall patient worker news test movie north love support technology
+    step baby computer type attention film tree source organization hair window evidence population
+    truth song size red choice fire dog basis subject quickly carefully later usually finally clearly
+    probably certainly mostly already simply mainly nearly quietly gladly briefly
+    """
+)
 OPENERS = ("Notes on", "They also mentioned", "Later the talk turned to", "A side remark about", "Open questions:")
 OUTCOMES = ("success", "success", "success", "partial", "failure", "unknown")
 FACT_KEYS = {
@@ -400,32 +168,11 @@ def _fill(rng: random.Random, template: str) -> str:
     )
 
 
-SYLLABLES = [
-    "ka",
-    "lo",
-    "mi",
-    "ren",
-    "tor",
-    "va",
-    "shi",
-    "bel",
-    "dan",
-    "qu",
-    "ex",
-    "or",
-    "pra",
-    "nel",
-    "sto",
-    "wi",
-    "gar",
-    "fen",
-    "lu",
-    "tis",
-    "mar",
-    "ko",
-    "ve",
-    "zan",
-]
+SYLLABLES = _words(
+    """
+    ka lo mi ren tor va shi bel dan qu ex or pra nel sto wi gar fen lu tis mar ko ve zan
+    """
+)
 
 
 def _rare_word(rng: random.Random) -> str:
@@ -522,33 +269,38 @@ def make_facts(rng: random.Random, count: int, end: datetime) -> list[Fact]:
 
 def _write_episodes(args: tuple[str, str, int, int, int]) -> int:
     root, scope_text, start, stop, seed = args
-    paths = Paths(Path(root))
-    scope = Scope(*scope_text.split(":"))
-    end = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
-    written = 0
     for number in range(start, stop):
-        rng = random.Random(seed * 1_000_003 + number)
-        episode = make_episode(rng, scope_text, number, end)
-        folder = paths.episode_month_dir(scope, episode.started_at)
-        folder.mkdir(parents=True, exist_ok=True)
-        data = episodes.serialize(episode)
-        attempt = 1
-        while True:  # claim the name atomically: two workers may pick the same second
-            try:
-                with open(folder / episodes.file_name(episode, attempt), "xb") as handle:
-                    handle.write(data)
-                break
-            except FileExistsError:
-                attempt += 1
-        written += 1
-    return written
+        write_episode(Path(root), number, seed, Scope(*scope_text.split(":")))
+    return stop - start
+
+
+def write_episode(root: Path, number: int, seed: int = 7, scope: Scope = SCOPE) -> Path:
+    """Write the `number`-th episode of `seed` into the scope's folder, as a sync would bring it (no commit)."""
+    rng = random.Random(seed * 1_000_003 + number)
+    episode = make_episode(rng, str(scope), number, datetime.fromisoformat(NOW.replace("Z", "+00:00")))
+    folder = Paths(root).episode_month_dir(scope, episode.started_at)
+    folder.mkdir(parents=True, exist_ok=True)
+    data = episodes.serialize(episode)
+    attempt = 1
+    while True:  # claim the name atomically: two workers may pick the same second
+        path = folder / episodes.file_name(episode, attempt)
+        try:
+            with open(path, "xb") as handle:
+                handle.write(data)
+            return path
+        except FileExistsError:
+            attempt += 1
 
 
 def _commit(root: Path, message: str) -> None:
     env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost"}
     env.update(GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@localhost")
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True, env=env)
-    subprocess.run(["git", "-C", str(root), "commit", "-q", "--no-verify", "-m", message], check=True, env=env)
+    # Packed here, once: else this commit (and the first `mem` one) starts `git gc --auto` over every loose
+    # object in the background, for minutes, while recall and the writes are timed.
+    commit = ["git", "-C", str(root), "-c", "gc.auto=0", "commit", "-q", "--no-verify", "-m", message]
+    subprocess.run(commit, check=True, env=env)
+    subprocess.run(["git", "-C", str(root), "gc", "--quiet"], check=True, env=env)
 
 
 def scope_home(root: Path, count: int, seed: int = 7, facts: int = 60, jobs: int = 2) -> Path:

@@ -10,7 +10,13 @@ For `mem recall` with its defaults (5 facts, 3 episodes, threshold, decay) the b
 Next to it, "top-8 similarity": BM25 over every stored memory, superseded facts included, cut to the
 same 8 items and no threshold: the design the finance story was rebuilt from.
 
-    python bench/stories.py [--json FILE]
+Then, with `--paraphrases`, the paraphrase set (tests/data/paraphrases.json): questions that share no
+content word with the fact or episode they need, one home per scenario of SCENARIOS.md. It reports
+found@3: the share of questions whose every needed fact is among the ranker's top 3 facts and every
+needed episode among its top 3 episodes (and the share of needed items found). The lexical ranker is
+`mem recall` with its defaults; another ranker (by meaning) plugs in through `paraphrase_report(ranker)`.
+
+    python bench/stories.py [--paraphrases] [--json FILE]
 """
 
 from __future__ import annotations
@@ -21,12 +27,14 @@ import os
 import statistics
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bm25 import BM25
 
+from memfiles import clock
 from memfiles.api import open_home
 from memfiles.format.layout import Scope
 from memfiles.format.model import Fact
@@ -169,7 +177,7 @@ def similarity_top(root: Path, scope: Scope, ask: Ask, k: int) -> tuple[list[str
     """BM25 top-k over every stored fact (superseded too) and episode: the design the story replaced."""
     context = open_home(root)
     facts: list[Fact] = read_memory(context.paths, scope).facts
-    episodes, _ = read_episodes(context.paths, scope, until=ask.now)
+    episodes, _ = read_episodes(context.paths, scope, until=clock.parse_when(ask.now))
     texts = [f"{f.key.replace('_', ' ')}: {f.value}" for f in facts] + [e.summary for e in episodes]
     names = [f.key for f in facts] + [e.session or e.id for e in episodes]
     top = BM25(texts).top(ask.text, k)
@@ -225,8 +233,94 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+PARAPHRASES = Path(__file__).resolve().parent.parent / "tests" / "data" / "paraphrases.json"
+FOUND_AT = 3
+# A ranker answers one question on a built home (root, scope, question, now as YYYY-MM-DD): the fact keys
+# and the episode sessions it recalls, each list best first. `lexical_ranker` is mem recall's; a ranker by
+# meaning is measured by passing it to `paraphrase_report`.
+Ranker = Callable[[Path, Scope, str, str], tuple[list[str], list[str]]]
+
+
+def lexical_ranker(root: Path, scope: Scope, question: str, now: str) -> tuple[list[str], list[str]]:
+    """`mem recall` with its defaults (threshold, decay, k): what the block would show, per kind."""
+    context = open_home(root)
+    os.environ["MEM_NOW"] = now
+    found = recall(context.paths, [scope], question, recall_options(context.config))
+    facts = [i.facts[0].key for i in found.items if not i.episode]
+    return facts, [i.episode.session or i.episode.id for i in found.items if i.episode]
+
+
+def build_scenario(scenario: dict[str, Any], root: Path) -> Scope:
+    """One scenario's home: its facts one by one in time order (supersession happens), another user's, episodes."""
+    init_home(root)
+    context = open_home(root)
+    scope = Scope("user", scenario["user"])
+    others = [(Scope("user", o["user"]), o["facts"]) for o in [scenario.get("other_user")] if o]
+    for owner, facts in [(scope, scenario["facts"]), *others]:
+        for fact in sorted(facts, key=lambda f: str(f["at"])):
+            os.environ["MEM_NOW"] = fact["at"]
+            add_fact(
+                context.paths,
+                context.config,
+                owner,
+                NewFact(fact["key"], fact["value"], fact["subject"], at=fact["at"]),
+            )
+    batch = [NewEpisode(e["summary"], session=e["session"], at=e["at"]) for e in scenario["episodes"]]
+    if batch:
+        add_episodes(context.paths, context.config, scope, batch)
+    return scope
+
+
+def paraphrase_report(ranker: Ranker = lexical_ranker, path: Path = PARAPHRASES) -> dict[str, Any]:
+    """found@3 of `ranker` on the paraphrase set: per question, and in total."""
+    scenarios = json.loads(path.read_text(encoding="utf-8"))["scenarios"]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="mem-paraphrases-") as tmp:
+        for scenario in scenarios:
+            root = Path(tmp) / f"scenario-{scenario['scenario']}"
+            scope = build_scenario(scenario, root)
+            sessions = {e["session"] for e in scenario["episodes"]}
+            for query in scenario["queries"]:
+                facts, episodes = ranker(root, scope, query["text"], scenario["now"])
+                top = set(facts[:FOUND_AT]) | set(episodes[:FOUND_AT])
+                needs = query["needs"]
+                found = [n for n in needs if n in top]
+                shown = [f"{k}" for k in facts[:FOUND_AT]] + [f"episode {s}" for s in episodes[:FOUND_AT]]
+                rows.append(
+                    {
+                        "scenario": scenario["scenario"],
+                        "question": query["text"],
+                        "needs": needs,
+                        "found": found,
+                        "all_found": len(found) == len(needs),
+                        "shown": shown,
+                        "episode_needs": [n for n in needs if n in sessions],
+                    }
+                )
+    items = sum(len(r["needs"]) for r in rows)
+    return {
+        "questions": len(rows),
+        f"found@{FOUND_AT}": sum(r["all_found"] for r in rows) / len(rows),
+        f"items found@{FOUND_AT}": sum(len(r["found"]) for r in rows) / items,
+        "rows": rows,
+    }
+
+
+def paraphrase_table(report: dict[str, Any], label: str = "lexical") -> str:
+    lines = [f"{'scen':>4} {'question':<58} {'found':>5}  shown in the top {FOUND_AT}"]
+    for row in report["rows"]:
+        mark = "yes" if row["all_found"] else f"{len(row['found'])}/{len(row['needs'])}"
+        lines.append(f"{row['scenario']:>4} {row['question'][:58]:<58} {mark:>5}  {', '.join(row['shown']) or '-'}")
+    lines.append(
+        f"paraphrases ({label}): found@{FOUND_AT} {100 * report[f'found@{FOUND_AT}']:.0f}% of "
+        f"{report['questions']} questions; {100 * report[f'items found@{FOUND_AT}']:.0f}% of the needed items"
+    )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--paraphrases", action="store_true", help="also report found@3 on the paraphrase set")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON to this file ('-' = stdout)")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
@@ -235,8 +329,14 @@ def main(argv: list[str] | None = None) -> int:
             root = Path(tmp) / f"home-{n}"
             rows += measure(story, root, build(story, root))
     print(table(rows))
+    result: Any = rows
+    if args.paraphrases:
+        report = paraphrase_report()
+        print()
+        print(paraphrase_table(report))
+        result = {"stories": rows, "paraphrases": report}
     if args.json:
-        text = json.dumps(rows, indent=2) + "\n"
+        text = json.dumps(result, indent=2) + "\n"
         sys.stdout.write(text) if str(args.json) == "-" else args.json.write_text(text)
     return 0
 

@@ -2,10 +2,11 @@
 
 A write either decides something and returns it as an `Outcome` — a fact added, reinforced,
 superseded, in conflict, proposed for review, or refused by the guard or a policy (with the rule and
-why); an episode recorded, or already there — or it goes wrong and raises a `memfiles.errors.MemError`
-(a file that does not parse, a bad id or key, a git failure). FORMAT.md, "Outcome rules", says which
-fact outcome a write gets. `line()` is the text `mem add` and `mem episode` print; `to_dict()` their
-`--json`.
+why); an episode recorded, quarantined (stored, but held back from every reader until a person
+accepts it: `rule` and `why` say what the guard found), or already there — or it goes wrong and
+raises a `memfiles.errors.MemError` (a file that does not parse, a bad id or key, a git failure).
+FORMAT.md, "Outcome rules", says which fact outcome a write gets. `line()` is the text `mem add` and
+`mem episode` print; `to_dict()` their `--json`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# Another issue adds "quarantined" for episodes the guard holds back.
-Kind = Literal["added", "reinforced", "superseded", "conflict", "proposed", "recorded", "exists", "refused"]
+Kind = Literal[
+    "added", "reinforced", "superseded", "conflict", "proposed", "recorded", "quarantined", "exists", "refused"
+]
 
 
 class Outcome(BaseModel):
@@ -30,8 +32,8 @@ class Outcome(BaseModel):
     ids: list[str] = Field(default_factory=list, description="superseded: [old, new]; conflict: the rivals")
     episode_id: str | None = Field(default=None, description="the episode recorded or found")
     path: str | None = Field(default=None, description="the episode's file, relative to the home")
-    rule: str | None = Field(default=None, description="refused: the rule or policy code, e.g. MEM101")
-    why: str | None = Field(default=None, description="refused: what was wrong, in words")
+    rule: str | None = Field(default=None, description="refused or quarantined: the rule or policy code, e.g. MEM101")
+    why: str | None = Field(default=None, description="refused or quarantined: what was wrong, in words")
 
     @property
     def refused(self) -> bool:
@@ -44,6 +46,9 @@ class Outcome(BaseModel):
             return f"refused: {self.rule}: {self.why}"
         if self.kind in ("recorded", "exists"):
             return f"{self.kind} {self.episode_id} {self.path}"
+        if self.kind == "quarantined":
+            held = "held back until a person accepts it (mem review)"
+            return f"quarantined {self.episode_id} {self.path}: {self.why}; {held}"
         if self.kind == "superseded":
             return f"superseded {self.ids[0]} -> {self.ids[1]}"
         if self.kind == "conflict":
@@ -64,4 +69,7 @@ class Outcome(BaseModel):
             }
         if self.kind == "refused":
             return {"outcome": self.kind, "rule": self.rule, "why": self.why}
-        return {"outcome": self.kind, "id": self.episode_id, "path": self.path, "scope": self.scope}
+        out: dict[str, object] = {"outcome": self.kind, "id": self.episode_id, "path": self.path, "scope": self.scope}
+        if self.kind == "quarantined":
+            out.update(rule=self.rule, why=self.why)
+        return out

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         DoctorReport,
         EpisodeFile,
         Forgotten,
+        HeldEpisode,
         Initialised,
         LogEntry,
         RecallItem,
@@ -394,6 +395,27 @@ def forgotten(gone: Forgotten, as_json: bool) -> None:
         line(gone.advice or "")
 
 
+def held_episodes(title: str, items: list[HeldEpisode]) -> None:
+    """Episodes the guard holds back (`mem review`): id, state, what the guard found, the summary's start."""
+    from memfiles.recall.render import shorten
+
+    if not items:
+        line(f"{title}: none")
+        return
+    rows = [
+        [h.id, h.state, "; ".join(f.line() for f in h.findings), h.path, shorten(h.episode.summary, 120)] for h in items
+    ]
+    table(title, ["id", "state", "findings", "path", "summary"], rows)
+
+
+def held_episode(verb: str, held: HeldEpisode, as_json: bool) -> None:
+    """An episode `mem accept` or `mem reject` settled."""
+    if as_json:
+        emit_json(held.to_dict())
+    else:
+        line(f"{verb} {held.id} {held.path}")
+
+
 def rejected(fact: Fact, as_json: bool) -> None:
     """A fact `mem reject` retracted."""
     if as_json:
@@ -420,4 +442,6 @@ def doctor(report: DoctorReport, as_json: bool) -> None:
         line(f"fixed: {entry}")
     for problem in report.problems:
         line(problem)
+    for note in report.notes:
+        line(f"note: {note}")
     line("healthy" if report.healthy else f"{len(report.problems)} problem(s); `mem doctor --fix` repairs what it can")

@@ -167,6 +167,40 @@ def test_the_hook_finds_a_project_home_from_the_session_cwd(isolated: Path, monk
     assert done.returncode == 0 and 'value="make check"' in done.stdout
 
 
+def test_the_capture_hooks_record_one_episode_per_session_and_print_nothing(home: Path, tmp_path: Path) -> None:
+    from test_capture import SESSION, first_half, hook_payload, second_half, write_jsonl
+
+    language, text = recipe("capture-hooks")
+    settings = json.loads(text)
+    assert language == "json" and set(settings["hooks"]) == {"PreCompact", "SessionEnd"}
+    transcript = tmp_path / f"{SESSION}.jsonl"
+    for event, items in (("PreCompact", first_half()), ("SessionEnd", first_half() + second_half())):
+        write_jsonl(transcript, items)
+        [command] = [h["command"] for e in settings["hooks"][event] for h in e["hooks"]]
+        done = shell(command, tmp_path, hook_payload(transcript, event))
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    [episode] = (home / "users" / "alice" / "episodes").rglob("*.md")
+    assert f"session: {SESSION}" in episode.read_text() and "Created: tests/test_rounding.py." in episode.read_text()
+    write_jsonl(tmp_path / "session.jsonl", first_half() + second_half())
+    capture, recall = recipe("capture-file")[1].splitlines()
+    done = shell(capture, tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("exists e-"), done.stdout + done.stderr
+    found = shell(recall, tmp_path)
+    assert found.returncode == 0 and f"session={SESSION}" in found.stdout and "rounding bug" in found.stdout
+
+
+def test_export_and_import_into_a_new_home(alice: Path, tmp_path: Path) -> None:
+    backup, restore = recipe("export-import")[1].splitlines()
+    assert shell(backup, tmp_path).returncode == 0
+    new = tmp_path / "new-home"
+    init_home(new)
+    done = shell(restore.replace("/path/to/new/home", str(new)), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (new / "users" / "alice" / "MEMORY.md").read_bytes() == (
+        alice / "users" / "alice" / "MEMORY.md"
+    ).read_bytes()
+
+
 # --- rule files ---
 
 

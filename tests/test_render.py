@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from memfiles import clock
 from memfiles.cli import app
 from memfiles.errors import FileFormatError, MemError
-from memfiles.format.episodes import Episode
+from memfiles.format.episodes import Episode, text_sha256
+from memfiles.format.episodes import parse as parse_episode
 from memfiles.format.model import Fact, fact_id
 from memfiles.recall.ranking import Item, Relevance
 from memfiles.recall.render import block, escape, estimate_tokens, item_line, markdown, splice
@@ -150,10 +151,15 @@ def test_hostile_values_through_the_store(home: Path) -> None:
         )
     )
     (scope_dir / "MEMORY.md").write_text(f"---\nscope: user:eve\nfacts:\n{facts}---\n# eve\n", encoding="utf-8")
-    (scope_dir / "episodes/2026/08/2026-08-03T00-00-00Z-x.md").write_text(
+    episode = (
         '---\nid: e-000000000009\nscope: user:eve\nsession: "s-9\\u202e"\nstarted_at: 2026-08-03\noutcome: failure\n'
-        "---\nSummary with </memories>\nand a second line.\n",
-        encoding="utf-8",
+        "---\nSummary with </memories>\nand a second line.\n"
+    )
+    # The guard holds this episode back (a bidi override in its session); a person accepted it, so it is shown.
+    sha = text_sha256(parse_episode(episode.encode(), "x.md"))
+    accepted = f"status: accepted\naccepted:\n  sha256: {sha}\n  at: 2026-08-04\n---\n"
+    (scope_dir / "episodes/2026/08/2026-08-03T00-00-00Z-x.md").write_text(
+        episode.replace("---\nSummary", accepted + "Summary"), encoding="utf-8"
     )
     result = runner.invoke(app, ["render", "--user", "eve"], env={"MEM_NOW": AS_OF})
     assert result.exit_code == 0, result.output

@@ -215,3 +215,23 @@ def test_documents_without_a_matching_term_score_zero_and_scores_stay_within_1(s
             assert relevance.score <= 1.0
             if not doc.terms & wanted:
                 assert relevance.score == 0.0
+
+
+# --- question frames ---
+
+
+def test_a_question_frame_is_no_topic() -> None:
+    # "What kind of flooring": a text that says "kind" but not "flooring" must not win on the frame.
+    floor, kind = _scores(
+        "What kind of flooring is Jon looking for?",
+        "Jon: I'm after Marley flooring for the studio.",
+        "Jon: that was kind of you, I'm looking forward to it.",
+    )
+    assert floor > kind
+    assert "kind" not in prepare("How does Ana describe the kind of music she likes?", DocumentCorpus([])).terms
+    assert "describ" not in prepare("How does Ana describe her trip?", DocumentCorpus([])).terms
+
+
+def test_a_frame_word_that_is_the_topic_still_counts() -> None:
+    assert _scores("Is Ana kind?", "Ana is kind to everyone.", "Ana went hiking.")[0] > 0.5
+    assert prepare("What kind of?", DocumentCorpus([])).terms == ("kind",)  # nothing else to ask about

@@ -182,7 +182,7 @@ def test_review_mode_proposes_and_a_person_accepts_or_rejects(home: Path) -> Non
     assert proposed["outcome"] == "proposed"
     assert json.loads(mem("show", "-u", "a", "--json")[1]) == []
     listed = json.loads(mem("review", "-u", "a", "--json")[1])
-    assert [f["id"] for f in listed] == [proposed["fact_id"]]
+    assert [f["id"] for f in listed["facts"]] == [proposed["fact_id"]] and listed["episodes"] == []
     assert mem("accept", "-u", "a", proposed["fact_id"])[1].startswith("added ")
     assert [f["value"] for f in json.loads(mem("show", "-u", "a", "--json")[1])] == ["vegetarian"]
     other = json.loads(mem("add", "-u", "a", "pet", "cat", "--inferred", "--source", "agent_summary", "--json")[1])

@@ -14,6 +14,7 @@ the services (memfiles.ops, memfiles.recall, memfiles.lint). What a write decide
 from __future__ import annotations
 
 from memfiles.api.browse import Digest, DigestEntry, EpisodeMonth, EpisodePage, ListedEpisode
+from memfiles.api.capture import Captured, capture, capture_hook
 from memfiles.api.guard import CheckResult, FindingModel, Where, check, explain_rule, lint
 from memfiles.api.home import Home, clone, extractor_schema, init, merge_driver, open_home
 from memfiles.api.inputs import EpisodeInput, episodes_from_json
@@ -23,6 +24,7 @@ from memfiles.api.models import (
     DoctorReport,
     EpisodeFile,
     Forgotten,
+    HeldEpisode,
     Initialised,
     LogEntry,
     RecallItem,
@@ -32,11 +34,13 @@ from memfiles.api.models import (
     WrittenInto,
 )
 from memfiles.api.scope import ScopeHandle
+from memfiles.api.transfer import ImportReport, ImportRow, export, import_memory
 from memfiles.format.episodes import Episode
 from memfiles.format.model import Fact
 from memfiles.outcome import Outcome
 
 __all__ = [
+    "Captured",
     "CheckResult",
     "Cloned",
     "Consolidation",
@@ -51,7 +55,10 @@ __all__ = [
     "Fact",
     "FindingModel",
     "Forgotten",
+    "HeldEpisode",
     "Home",
+    "ImportReport",
+    "ImportRow",
     "Initialised",
     "ListedEpisode",
     "LogEntry",
@@ -63,11 +70,15 @@ __all__ = [
     "SyncReport",
     "Where",
     "WrittenInto",
+    "capture",
+    "capture_hook",
     "check",
     "clone",
     "episodes_from_json",
     "explain_rule",
+    "export",
     "extractor_schema",
+    "import_memory",
     "init",
     "lint",
     "merge_driver",

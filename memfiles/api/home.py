@@ -139,13 +139,29 @@ class Home:
         return result.model_copy(update={"text": text, "tokens": estimate_tokens(text)})
 
     def lint(self, *, select: str | None = None, ignore: str | None = None, jobs: int | None = None) -> LintReport:
-        """Lint the whole home (not .git/ or .cache/) with mem.local.toml's ignored codes added to `ignore`."""
+        """Lint the whole home (not .git/ or .cache/) with mem.local.toml's ignored codes added to `ignore`.
+
+        An episode the guard holds back (flagged) in which lint's line-by-line reading finds no error is
+        reported too, with the guard's findings (FORMAT.md, "Quarantine")."""
         from memfiles.lint import engine
+        from memfiles.lint.findings import Finding
+        from memfiles.ops.quarantine import unsettled
 
         # Git is asked whether it tracks mem.local.toml only when that file widens [lint] itself.
         settings = self.config if self.settings.widens("lint") else self.settings.safe
         ignored = engine.parse_codes(ignore) + engine.parse_codes(",".join(settings.lint.ignore))
-        return engine.lint_paths([self.root], engine.parse_codes(select), ignored, self.root, jobs)
+        chosen = engine.parse_codes(select)
+        report = engine.lint_paths([self.root], chosen, ignored, self.root, jobs)
+        erred = {r.path for r in report.findings if r.finding.severity == "error"}
+        before = len(report.findings)
+        for relpath, line, held in unsettled(self.paths):
+            wanted = (not chosen or held.code.startswith(tuple(chosen))) and not held.code.startswith(tuple(ignored))
+            if relpath not in erred and wanted:
+                message = f"episode held back by the guard (mem review): {held.message}"
+                report.findings.append(engine.Reported(relpath, Finding(held.code, "error", message, line, 1, "")))
+        if len(report.findings) > before:
+            report.findings.sort(key=lambda r: (r.path, r.finding.line, r.finding.col))
+        return report
 
     def consolidate(
         self,
@@ -178,7 +194,7 @@ class Home:
 
         rebuilt = doctor.reindex(self.paths) if reindex else []
         done, problems = doctor.run(self.paths, fix)
-        return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems])
+        return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems], notes=doctor.notes(self.paths))
 
     def read_text(self, relpath: str) -> str:
         """A file of the home as text (`users/alice/MEMORY.md`), for viewers; not in .git/ or .cache/, no links."""

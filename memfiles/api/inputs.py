@@ -55,6 +55,7 @@ class EpisodeInput(BaseModel):
     facts: list[CandidateInput] = []
     invalidates: list[InvalidationInput] = []
     source: str | None = None
+    transcript: bool = False  # a role-labelled transcript, declared (FORMAT.md, "Quarantine")
 
     def to_new(self) -> NewEpisode:
         """The write path's input record."""
@@ -71,6 +72,7 @@ class EpisodeInput(BaseModel):
             facts=[NewCandidate(f.key, f.value, f.subject, f.confidence) for f in self.facts],
             invalidates=[NewInvalidation(i.key, i.reason) for i in self.invalidates],
             source=self.source,
+            transcript=self.transcript,
         )
 
 

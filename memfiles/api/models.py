@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from memfiles.format.episodes import Episode
+from memfiles.format.episodes import Episode, HeldFinding
 from memfiles.format.fields import When
 from memfiles.format.model import Fact
 
 if TYPE_CHECKING:
     from memfiles.ops.archive import Found
     from memfiles.ops.consolidate import Plan
+    from memfiles.ops.quarantine import Held
     from memfiles.recall.ranking import Item
     from memfiles.recall.retrieve import Recalled
 
@@ -196,12 +197,14 @@ class SyncReport(BaseModel):
 
 
 class DoctorReport(BaseModel):
-    """What `mem doctor` repaired and what is still wrong (each problem as one line)."""
+    """What `mem doctor` repaired, what is still wrong (each problem as one line), and notes that need no repair
+    (episodes a person accepted although the guard still finds something in them)."""
 
     model_config = _FROZEN
 
     fixed: list[str]
     problems: list[str]
+    notes: list[str] = []
 
     @property
     def healthy(self) -> bool:
@@ -245,6 +248,38 @@ class EpisodeFile(BaseModel):
             "digest": self.digest,
             "episode": episode,
             "text": self.text,
+        }
+
+
+class HeldEpisode(BaseModel):
+    """An episode the guard holds back (`flagged`), or one a person settled (`accepted`, `rejected`): its file,
+    the episode, and the guard's error findings (for an accepted one: what it still finds)."""
+
+    model_config = _FROZEN
+
+    path: str
+    state: Literal["flagged", "accepted", "rejected"]
+    episode: Episode
+    findings: list[HeldFinding]
+
+    @property
+    def id(self) -> str:
+        return self.episode.id
+
+    @classmethod
+    def of(cls, held: Held) -> HeldEpisode:
+        state = held.review.state
+        assert state != "shown", "an ordinary episode is not held"
+        return cls(path=held.relpath, state=state, episode=held.episode, findings=list(held.review.findings))
+
+    def to_dict(self) -> dict[str, Any]:
+        """As `mem review --json` prints it."""
+        return {
+            "id": self.episode.id,
+            "state": self.state,
+            "path": self.path,
+            "findings": [f.model_dump() for f in self.findings],
+            "episode": self.episode.to_dict(),
         }
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from memfiles.api.inputs import EpisodeInput, When, episode_input, pairs, read_value, when_text
-from memfiles.api.models import EpisodeFile, Forgotten, RecallKind, RecallResult, WrittenInto
+from memfiles.api.models import EpisodeFile, Forgotten, HeldEpisode, RecallKind, RecallResult, WrittenInto
 from memfiles.errors import RefusedError
 from memfiles.format.episodes import EpisodeOutcome
 from memfiles.format.fields import Subject
@@ -97,8 +97,36 @@ class ScopeHandle:
         return [f for f in writepath.resolve(self.home.paths, self.scope, key, keep)]
 
     def review(self) -> list[Fact]:
-        """Proposed facts waiting for a person."""
+        """Proposed facts waiting for a person (flagged episodes: `flagged()`)."""
         return [f for f in read_memory(self.home.paths, self.scope).facts if f.status == "proposed"]
+
+    def flagged(self, *, settled: bool = False) -> list[HeldEpisode]:
+        """Episodes the guard holds back, waiting for `accept_episode` or `reject_episode` (oldest first);
+        `settled=True` adds those a person accepted or rejected."""
+        from memfiles.ops.quarantine import held
+
+        found = held(self.home.paths, self.scope)
+        return [HeldEpisode.of(h) for h in found if settled or h.review.state == "flagged"]
+
+    def accept_episode(self, episode_id: str, *, by: str | None = None) -> HeldEpisode:
+        """A person lets a flagged episode into recall and render (one commit); `by` defaults to git's user.name.
+
+        The acceptance records the sha256 of the text accepted: a later change of the text holds it back again.
+        """
+        from memfiles.ops.quarantine import accept
+
+        return HeldEpisode.of(accept(self.home.paths, self.scope, episode_id, by or self._person()))
+
+    def reject_episode(self, episode_id: str) -> HeldEpisode:
+        """A person rejects an episode: `status: rejected`, kept in its file, never shown (one commit)."""
+        from memfiles.ops.quarantine import reject
+
+        return HeldEpisode.of(reject(self.home.paths, self.scope, episode_id))
+
+    def _person(self) -> str:
+        from memfiles.store import gitrepo
+
+        return gitrepo.get_config(self.home.root, "user.name") or "person"
 
     def accept(self, fact_id: str) -> Outcome:
         """Accept a proposed fact (settled like a new write)."""
@@ -127,8 +155,13 @@ class ScopeHandle:
         facts: Pairs | None = None,
         invalidates: Pairs | None = None,
         source: str | None = None,
+        transcript: bool = False,
     ) -> Outcome:
-        """Record what happened as one episode file (one commit); `recorded`, `exists` or `refused`."""
+        """Record what happened as one episode file (one commit); `recorded`, `quarantined`, `exists` or `refused`.
+
+        `transcript=True` declares a role-labelled transcript (`User: …` lines): the guard reads speaker
+        labels as structure (never guessed from the text). Instruction-shaped text is `quarantined`.
+        """
         from memfiles.ops.record import NewCandidate, NewEpisode, NewInvalidation
 
         new = NewEpisode(
@@ -142,14 +175,17 @@ class ScopeHandle:
             [NewCandidate(k, v) for k, v in pairs(facts)],
             [NewInvalidation(k, r) for k, r in pairs(invalidates)],
             source,
+            transcript,
         )
         return self._record([new])[0]
 
     def episodes(self, batch: Iterable[EpisodeInput | Mapping[str, Any]], where: str = "episodes") -> list[Outcome]:
-        """Record several episodes in one commit (`mem episode --from-json`): all, or nothing and one refusal.
+        """Record several episodes in one commit (`mem episode --from-json`): an outcome each, or one refusal.
 
-        Each item is an EpisodeInput or a dict of its fields (FORMAT.md, "Episodes"); a bad one raises a
-        UsageError naming `where` and its number.
+        An episode the guard finds instruction-shaped is `quarantined` and the others are stored; a refusal
+        (a source not allowed, a limit) refuses the batch and nothing is written. Each item is an
+        EpisodeInput or a dict of its fields (FORMAT.md, "Episodes"); a bad one raises a UsageError naming
+        `where` and its number.
         """
         return self._record([episode_input(item, where, n).to_new() for n, item in enumerate(batch, start=1)])
 
@@ -162,9 +198,18 @@ class ScopeHandle:
             return [Outcome(kind="refused", scope=str(self.scope), rule=exc.rule, why=exc.why)]
         scope = str(self.scope)
         return [
-            Outcome(kind="exists", scope=scope, episode_id=w.episode.id, path=w.path)
-            if w.kind == "exists"
-            else Outcome(kind="recorded", scope=scope, episode_id=w.episode.id, path=w.path)
+            Outcome(
+                kind="quarantined",
+                scope=scope,
+                episode_id=w.episode.id,
+                path=w.path,
+                rule=w.episode.findings[0].code,
+                why="; ".join(f.line() for f in w.episode.findings),
+            )
+            if w.kind == "quarantined"
+            else Outcome(
+                kind="exists" if w.kind == "exists" else "recorded", scope=scope, episode_id=w.episode.id, path=w.path
+            )
             for w in done
         ]
 

@@ -32,6 +32,10 @@ def episode(
         list[str] | None, typer.Option(help="KEY=REASON: a fact this makes stale (repeatable).")
     ] = None,
     source: Annotated[str | None, typer.Option(help="Where it came from (default agent_summary).")] = None,
+    transcript: Annotated[
+        bool,
+        typer.Option("--transcript", help="SUMMARY is a role-labelled transcript (User: … / Assistant: … lines)."),
+    ] = False,
     from_json: Annotated[
         typer.FileBinaryRead | None,
         typer.Option(
@@ -42,13 +46,26 @@ def episode(
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Record what happened in a session or task as one episode file (one commit); --from-json records many."""
+    """Record what happened in a session or task as one episode file (one commit); --from-json records many.
+
+    Outcomes: recorded, exists (the same episode is there), quarantined (stored, but held back from
+    recall and render until a person runs `mem accept ID`: the guard found instruction-shaped text),
+    refused (exit 1, nothing written). A batch stores every episode the guard does not refuse and
+    reports the quarantined ones; exit 0 when everything was stored, quarantined ones included.
+
+    \b
+    Examples:
+      mem episode -u alice "Asked about order O-4471; in transit." --session s-31 --outcome success
+      mem episode -u alice --transcript "$(printf 'User: hi\nAssistant: hello')"
+      mem episode -u alice --from-json episodes.json
+    """
     from memfiles.api import episodes_from_json
     from memfiles.format.episodes import split_pair
 
     handle = open_scope(ctx, user, scope)
     if from_json is not None:
-        if any([summary, session, at, ended, entity, event, fact, invalidates, source]) or outcome != "unknown":
+        given = [summary, session, at, ended, entity, event, fact, invalidates, source, transcript]
+        if any(given) or outcome != "unknown":
             raise UsageError("give either SUMMARY with options or --from-json, not both")
         where = str(getattr(from_json, "name", "<stdin>"))  # a test's stand-in for stdin has no name
         results = handle.episodes(episodes_from_json(from_json.read(), where))
@@ -68,6 +85,7 @@ def episode(
             facts=facts,
             invalidates=stale,
             source=source,
+            transcript=transcript,
         )
         results = [one]
     output.outcomes(results, as_json)

@@ -1,5 +1,5 @@
-"""Facts: `mem add`, `show`, `history`, `resolve`, `forget`, `review`, `accept`, `reject`, and `log`, the
-audit trail of every write."""
+"""Facts: `mem add`, `show`, `history`, `resolve`, `forget`, `review`, `accept`, `reject` (of proposed facts
+and of episodes the guard holds back), and `log`, the audit trail of every write."""
 
 from __future__ import annotations
 
@@ -111,37 +111,69 @@ def forget(
 @app.command()
 def review(
     ctx: typer.Context,
+    settled: Annotated[
+        bool, typer.Option("--settled", help="Also list episodes a person already accepted or rejected.")
+    ] = False,
     user: UserOpt = None,
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List proposed facts waiting for `mem accept ID` or `mem reject ID`."""
+    """List what waits for a person: proposed facts, and episodes the guard holds back (flagged), each by id.
+
+    Settle each with `mem accept ID` or `mem reject ID` (a fact id f-…, or an episode id e-…).
+    --json prints {"facts": [...], "episodes": [...]}.
+    """
     handle = open_scope(ctx, user, scope)
-    output.facts(f"{handle} proposed", handle.review(), as_json)
+    facts, held = handle.review(), handle.flagged(settled=settled)
+    if as_json:
+        output.emit_json({"facts": [f.to_dict() for f in facts], "episodes": [h.to_dict() for h in held]})
+        return
+    output.facts(f"{handle} proposed", facts, False)
+    output.held_episodes(f"{handle} flagged episodes", held)
+
+
+def _is_episode(target: str) -> bool:
+    return target.startswith("e-")
 
 
 @app.command()
 def accept(
     ctx: typer.Context,
-    fact_id: Annotated[str, typer.Argument(metavar="ID", help="Id of a proposed fact.")],
+    target: Annotated[
+        str, typer.Argument(metavar="ID", help="Id of a proposed fact (f-…) or a flagged episode (e-…).")
+    ],
+    by: Annotated[str | None, typer.Option(help="Who accepts an episode (default: git's user.name).")] = None,
     user: UserOpt = None,
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Accept a proposed fact: it is settled like a new write."""
-    output.outcome(open_scope(ctx, user, scope).accept(fact_id), as_json)
+    """Accept a proposed fact (settled like a new write), or let a flagged episode into recall and render.
+
+    An episode's acceptance records the sha256 of the text accepted, when and by whom, in its
+    frontmatter: if the text changes later, the episode is held back again.
+    """
+    handle = open_scope(ctx, user, scope)
+    if _is_episode(target):
+        output.held_episode("accepted", handle.accept_episode(target, by=by), as_json)
+    else:
+        output.outcome(handle.accept(target), as_json)
 
 
 @app.command()
 def reject(
     ctx: typer.Context,
-    fact_id: Annotated[str, typer.Argument(metavar="ID", help="Id of a proposed fact.")],
+    target: Annotated[str, typer.Argument(metavar="ID", help="Id of a proposed fact (f-…) or an episode (e-…).")],
     user: UserOpt = None,
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Reject a proposed fact: it stays as history with status retracted."""
-    output.rejected(open_scope(ctx, user, scope).reject(fact_id), as_json)
+    """Reject a proposed fact (kept as history, status retracted), or an episode (status rejected: kept in
+    its file, never rendered or recalled)."""
+    handle = open_scope(ctx, user, scope)
+    if _is_episode(target):
+        output.held_episode("rejected", handle.reject_episode(target), as_json)
+    else:
+        output.rejected(handle.reject(target), as_json)
 
 
 @app.command()

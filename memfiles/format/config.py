@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt, ValidationError
 
@@ -43,7 +43,7 @@ max_episode_chars = 20000
 # Sources a write may name. "web" and "tool_output" are left out on purpose: text an agent read
 # is how injected instructions become memory. Here sources may only be removed; a source is
 # added on one machine, in its mem.local.toml.
-allowed = ["user_statement", "agent_summary", "consolidation", "import", "person"]
+allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person"]
 # Sources whose writes wait as `proposed` until a person runs `mem accept` (e.g. ["agent_summary"]).
 review = []
 
@@ -66,6 +66,12 @@ older_than_days = 30
 
 # [lint] ignore (rule codes `mem lint` does not report) is read only from mem.local.toml: a synced
 # file may not silence the rules.
+
+# [guard] episodes: an episode the guard finds instruction-shaped is stored but held back from
+# recall and render until a person accepts it ("quarantine", the default; `mem review`), or
+# refused ("refuse"). This file may only tighten it to "refuse"; mem.local.toml may set either.
+# [guard]
+# episodes = "refuse"
 """
 
 # Written by `mem init` beside mem.toml, and never committed (.gitignore): every line a comment.
@@ -81,11 +87,14 @@ LOCAL_TOML = """\
 # extractor = "llm -m gpt-4o-mini -x"   # the command `mem consolidate` asks (mem.toml's never runs)
 #
 # [sources]
-# allowed = ["user_statement", "agent_summary", "consolidation", "import", "person", "web"]
+# allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person", "web"]
 # review = []
 #
 # [lint]
 # ignore = ["MEM109"]
+#
+# [guard]
+# episodes = "quarantine"   # hold instruction-shaped episodes for `mem review` ("refuse" refuses them)
 """
 
 
@@ -102,7 +111,7 @@ class MemorySettings(_Section):
     max_episode_chars: NonNegativeInt = 20000
 
 
-DEFAULT_ALLOWED = ("user_statement", "agent_summary", "consolidation", "import", "person")
+DEFAULT_ALLOWED = ("user_statement", "agent_summary", "consolidation", "import", "capture", "person")
 
 
 class SourcesSettings(_Section):
@@ -131,6 +140,13 @@ class LintSettings(_Section):
     ignore: list[str] = []
 
 
+EpisodePolicy = Literal["quarantine", "refuse"]
+
+
+class GuardSettings(_Section):
+    episodes: EpisodePolicy = "quarantine"
+
+
 class Config(_Section):
     """The validated settings of one home: the sections of mem.toml (docs/FORMAT.md, "mem.toml")."""
 
@@ -139,6 +155,7 @@ class Config(_Section):
     ttl: dict[Subject, NonNegativeInt] = Field(default_factory=_default_ttl)
     consolidate: ConsolidateSettings = ConsolidateSettings()
     lint: LintSettings = LintSettings()
+    guard: GuardSettings = GuardSettings()
 
     def ttl_days(self, subject: str) -> int:
         """Days until active facts of `subject` expire at consolidation (0: never)."""
@@ -282,6 +299,12 @@ def tighten(raw: Raw, name: str) -> tuple[Raw, list[Ignored]]:
         why = f"{shared}, so it may not silence lint rules; to ignore one on this machine, set it in {_LOCAL}"
         ignored.append(Ignored(name, "[lint] ignore", what, why + " or pass --ignore"))
         lint["ignore"] = []
+    guard = out.get("guard", {})
+    if guard.get("episodes") == "quarantine":  # the default: a synced file may only tighten it to "refuse"
+        del guard["episodes"]
+        if not synced:  # in a local file it may undo mem.toml's "refuse", so only an untracked one may say it
+            why = f'a synced file may only tighten the guard to "refuse"; set it in {_LOCAL}'
+            ignored.append(Ignored(name, "[guard] episodes", "= 'quarantine' is ignored", why))
     if not synced:
         ignored = [Ignored(name, i.key, i.what, _TRACKED) for i in ignored]
     return out, ignored

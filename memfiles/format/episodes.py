@@ -21,6 +21,10 @@ from memfiles.format.model import sha256_hex
 
 EpisodeOutcome = Literal["success", "failure", "partial", "unknown"]
 OUTCOMES: tuple[str, ...] = get_args(EpisodeOutcome)
+# `flagged`: held back by the guard; `accepted`: let in by a person (`accepted:` says which text);
+# `rejected`: kept in its file, never shown. No status: an ordinary episode (FORMAT.md, "Quarantine").
+EpisodeStatus = Literal["flagged", "accepted", "rejected"]
+SHA256_PATTERN = re.compile(r"[0-9a-f]{64}")
 ID_PATTERN = re.compile(r"e-[0-9a-f]{12}")
 DEFAULT_SOURCE = "agent_summary"
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -58,6 +62,35 @@ class Invalidation(BaseModel):
         return self.model_dump()
 
 
+class HeldFinding(BaseModel):
+    """One error finding of the guard on an episode's text, as its frontmatter records it (`findings:`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: OneLine
+    message: OneLine
+
+    def line(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class Acceptance(BaseModel):
+    """A person let a held episode in (`mem accept`): the sha256 of the text accepted (`text_sha256`), when, who."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sha256: str
+    at: When
+    by: OneLine = "person"
+
+    @field_validator("sha256")
+    @classmethod
+    def _hex(cls, value: str) -> str:
+        if not SHA256_PATTERN.fullmatch(value):
+            raise ValueError(f"`sha256` is {value!r}, expected 64 lower-case hex digits")
+        return value
+
+
 class Episode(BaseModel):
     """One episode: a session or task with its summary, events, outcome and provenance.
 
@@ -75,9 +108,13 @@ class Episode(BaseModel):
     outcome: EpisodeOutcome = "unknown"
     events: list[str] = []
     source: OneLine = DEFAULT_SOURCE
+    transcript: bool = False
     facts: list[CandidateFact] = []
     invalidates: list[Invalidation] = []
     consolidated: bool = False
+    status: EpisodeStatus | None = None
+    findings: list[HeldFinding] = []
+    accepted: Acceptance | None = None
     summary: str = ""
 
     @model_validator(mode="before")
@@ -85,7 +122,17 @@ class Episode(BaseModel):
     def _null_is_the_default(cls, data: Any) -> Any:
         # `outcome:` or `entities: null` typed by hand mean "not said", as leaving the field out does.
         if isinstance(data, dict):
-            optional = ("entities", "outcome", "events", "source", "facts", "invalidates", "consolidated")
+            optional = (
+                "entities",
+                "outcome",
+                "events",
+                "source",
+                "transcript",
+                "facts",
+                "invalidates",
+                "consolidated",
+                "findings",
+            )
             return {k: v for k, v in data.items() if not (v is None and k in optional)}
         return data
 
@@ -210,7 +257,61 @@ def _front(episode: Episode) -> dict[str, Any]:
         front["facts"] = [f.to_dict() for f in episode.facts]
     if not episode.invalidates:
         del front["invalidates"]
+    for name in ("transcript", "status", "findings", "accepted"):  # written only when they say something
+        if not front[name]:
+            del front[name]
     return front
+
+
+# --- the text the guard reads: what render and recall show of an episode (FORMAT.md, "Quarantine") ---
+
+# A turn of a declared transcript: a speaker label (`User:`, `Speaker 1:`, `Dr. Lee:`) starting a line.
+_TURN = re.compile(r"[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)?(\w[\w.'-]*(?: [\w.'-]+){0,2})[ \t]?:(?:\s|$)")
+
+
+def _turns(summary: str) -> list[str]:
+    """A transcript's summary as its turns: a line that does not start with a speaker label continues the turn."""
+    turns: list[str] = []
+    for raw in summary.splitlines():
+        line = " ".join(raw.split())
+        if not line:
+            continue
+        label = _TURN.match(line)
+        if turns and not (label and (label.group(1)[0].isupper() or label.group(1)[0].isdigit())):
+            turns[-1] += " " + line
+        else:
+            turns.append(line)
+    return turns
+
+
+def guarded_lines(episode: Episode) -> list[tuple[str, str]]:
+    """(field, text) for every text of `episode` a reader sees, as render and recall join it.
+
+    The summary and events are one line, their whitespace and line breaks collapsed as the block
+    collapses them, so an instruction split across lines is read whole; a declared transcript keeps
+    one line per turn. Session, entities and invalidation reasons are a line each. Candidate fact
+    values are not here: they are checked as fact values (`where="fact"`).
+    """
+    if episode.transcript:
+        lines = [("summary", turn) for turn in _turns(episode.summary)]
+        lines += [("event", " ".join(e.split())) for e in episode.events]
+    else:
+        lines = [("summary", " ".join(" ".join([episode.summary, *episode.events]).split()))]
+    lines += [("session", episode.session)] if episode.session else []
+    lines += [("entity", e) for e in episode.entities]
+    lines += [(f"reason for invalidating {i.key}", i.reason) for i in episode.invalidates if i.reason.strip()]
+    return [(name, text) for name, text in lines if text.strip()]
+
+
+def text_sha256(episode: Episode) -> str:
+    """The sha256 an acceptance records: of the guarded lines, then `key=value` of each candidate fact.
+
+    Any change to what a reader could see (summary words, an event, an entity, a candidate fact,
+    the transcript flag) changes it, and so voids an acceptance; whitespace the block collapses does not.
+    """
+    kind = "transcript" if episode.transcript else "episode"
+    lines = [kind, *(text for _, text in guarded_lines(episode)), *(f"{f.key}={f.value}" for f in episode.facts)]
+    return sha256_hex("\n".join(lines))
 
 
 _FLAG = re.compile(rb"^consolidated[ \t]*:[^\r\n]*", re.MULTILINE)

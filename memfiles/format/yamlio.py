@@ -17,12 +17,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.resolver import BaseResolver
 
 from memfiles.errors import FileFormatError
 
@@ -46,38 +45,18 @@ class _TextConstructor(SafeConstructor):
         return super().construct_mapping(node, deep=deep)
 
 
-def _loader_class() -> type[Any]:
-    """libyaml's parser where PyYAML was built with it (several times faster), else PyYAML's own."""
-    parser: type[Any]
-    if hasattr(yaml, "CParser"):
-        parser = yaml.CParser
-
-        class Loader(parser, _TextConstructor, BaseResolver):  # type: ignore[misc]
-            def __init__(self, stream: str) -> None:
-                parser.__init__(self, stream)
-                _TextConstructor.__init__(self)
-                BaseResolver.__init__(self)
-
-    else:  # pragma: no cover - depends on how PyYAML was built
-        from yaml.composer import Composer
-        from yaml.parser import Parser
-        from yaml.reader import Reader
-        from yaml.scanner import Scanner
-
-        class Loader(Reader, Scanner, Parser, Composer, _TextConstructor, BaseResolver):  # type: ignore[no-redef]
-            def __init__(self, stream: str) -> None:
-                Reader.__init__(self, stream)
-                Scanner.__init__(self)
-                Parser.__init__(self)
-                Composer.__init__(self)
-                _TextConstructor.__init__(self)
-                BaseResolver.__init__(self)
-
-    Loader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
-    return Loader
+# libyaml's parser where PyYAML was built with it (several times faster), else PyYAML's own; as PyYAML's
+# documentation picks it. (`yaml.CParser` does not exist: `hasattr(yaml, "CParser")` was always false.)
+_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-Loader = _loader_class()
+class Loader(_TextConstructor, _SafeLoader):  # type: ignore[misc]
+    """Safe loading where plain scalars stay text: of the implicit types only null is resolved (added below)."""
+
+    yaml_implicit_resolvers: ClassVar[dict[Any, Any]] = {}
+
+
+Loader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
 
 
 class Dumper(yaml.SafeDumper):

@@ -3,7 +3,9 @@
 Checks, each a Problem line: settings parse, mem.toml sets nothing a synced file may not (a command,
 a relaxation of the guard) and mem.local.toml stays out of git; every MEMORY.md parses; no recall
 index is corrupt; no temp files from an interrupted write; no unfinished sync merge and no conflict
-markers; no stale git index lock; no uncommitted memory changes; git's own fsck. Repairs (`--fix`)
+markers; no stale git index lock; no uncommitted memory changes; git's own fsck; no episode the guard
+holds back (`flagged`, waiting for `mem review`; an accepted one it still finds something in is a
+note, not a problem). Repairs (`--fix`)
 only what is safe: an uncommitted file that parses is committed, one that does not is restored
 from the last commit; temp files and a stale index lock are removed; a corrupt index is rebuilt
 (`--reindex` rebuilds every one: the indexes are caches of the files); a home made before
@@ -19,6 +21,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from memfiles import clock
 from memfiles.errors import MemError
 from memfiles.format import layout
 from memfiles.format.layout import Paths, Scope
@@ -52,6 +55,8 @@ def examine(paths: Paths) -> list[Problem]:
             except MemError as exc:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
     problems.extend(_indexes(paths))
+    problems.extend(_flagged(paths))
+    problems.extend(_capture_log(paths))
     problems.extend(_temp_files(paths))
     problems.extend(_git_state(paths))
     return problems
@@ -128,6 +133,58 @@ def reindex(paths: Paths) -> list[str]:
             count = index.rebuild(paths, scope)
             done.append(f"{paths.relative(index.path_of(paths, scope))}: rebuilt from {count} episode file(s)")
     return done
+
+
+def _flagged(paths: Paths) -> list[Problem]:
+    """Episodes held back by the guard (stored flagged, or edited in by hand or `git pull`): a person settles them."""
+    from memfiles.ops.quarantine import held
+
+    found = []
+    for scope in paths.scopes():
+        for one in held(paths, scope):
+            if one.review.state == "flagged":
+                what = "; ".join(f.line() for f in one.review.findings) or "status: flagged"
+                settle = f"mem review -s {scope}, then mem accept or mem reject {one.episode.id}"
+                found.append(
+                    Problem(one.relpath, f"episode {one.episode.id} is held back by the guard ({what}): {settle}")
+                )
+    return found
+
+
+def notes(paths: Paths) -> list[str]:
+    """Episodes a person accepted in which the guard still finds something: shown, but worth knowing about."""
+    from memfiles.ops.quarantine import held
+
+    found = []
+    for scope in paths.scopes():
+        for one in held(paths, scope):
+            if one.review.state == "accepted" and one.review.findings:
+                accepted = one.episode.accepted
+                by = f" by {accepted.by} on {clock.iso(accepted.at)}" if accepted else ""
+                what = "; ".join(f.line() for f in one.review.findings)
+                found.append(f"{one.relpath}: episode {one.episode.id} was accepted{by} with findings: {what}")
+    return found
+
+
+def _capture_log(paths: Paths) -> list[Problem]:
+    """What `mem capture --hook` could not tell anyone (.cache/capture.log); `--fix` clears the log once shown."""
+    from memfiles.ops.capture import log_path, logged
+
+    entries = logged(paths)
+    if not entries:
+        return []
+    last = entries[-1]
+    what = (
+        f"{len(entries)} capture problem{'s' if len(entries) != 1 else ''}, the last at {last.get('at')} "
+        f"({last.get('event')} {last.get('session')}): {last.get('what')}"
+    )
+    path = log_path(paths)
+
+    def clear() -> str:
+        path.unlink(missing_ok=True)
+        return f"cleared after reporting {what}"
+
+    return [Problem(paths.relative(path), what, clear)]
 
 
 def _temp_files(paths: Paths) -> list[Problem]:

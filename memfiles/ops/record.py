@@ -1,5 +1,10 @@
-"""Recording episodes (FORMAT.md, "Episodes"): the same guard and policy as facts, one new file per episode,
-one commit per batch. A batch is all or nothing: every episode is checked before any file is written.
+"""Recording episodes (FORMAT.md, "Episodes"): one new file per episode, one commit per batch.
+
+Every episode is validated before any file is written, and a refusal (a source not allowed, a limit,
+an empty or malformed field) refuses the whole batch. The guard does not refuse an episode: one whose
+text it finds instruction-shaped is stored `status: flagged` with its findings and held back from
+every reader until a person accepts it (memfiles.ops.quarantine), so the rest of a batch is stored.
+`[guard] episodes = "refuse"` in mem.toml refuses such an episode (and its batch) instead.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from memfiles.format.config import Config
 from memfiles.format.episodes import DEFAULT_SOURCE, OUTCOMES, Episode, episode_id
 from memfiles.format.fields import KEY_PATTERN, SUBJECTS
 from memfiles.format.layout import Paths, Scope
+from memfiles.ops import quarantine
 from memfiles.ops.commit import commit_or_undo, note_written, refuse_during_merge
 from memfiles.ops.writepath import check_text_field
 from memfiles.store.files import atomic_write, scope_lock
@@ -36,6 +42,7 @@ class NewEpisode:
     facts: list[NewCandidate] = field(default_factory=list)
     invalidates: list[NewInvalidation] = field(default_factory=list)
     source: str | None = None
+    transcript: bool = False  # declared by the writer (capture, import, --transcript), never guessed
 
 
 @dataclass(slots=True)
@@ -58,7 +65,8 @@ class NewInvalidation:
 
 @dataclass(slots=True)
 class EpisodeWrite:
-    """What recording one episode did: `recorded` (a new file) or `exists` (the same episode is already there)."""
+    """What recording one episode did: `recorded` (a new file), `quarantined` (a new file, held back with its
+    findings) or `exists` (the same episode is already there)."""
 
     kind: str
     episode: Episode
@@ -82,25 +90,26 @@ def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
             f"episode is {size} characters (summary plus events), over the limit of {config.memory.max_episode_chars} "
             "(mem.toml max_episode_chars)",
         )
-    check_text_field("summary", summary, config.memory.max_episode_chars, one_line=False)
+    most = config.memory.max_value_chars
+    check_text_field("summary", summary, config.memory.max_episode_chars, one_line=False, guarded=False)
     if new.session is not None:
-        check_text_field("session", new.session, config.memory.max_value_chars)
+        check_text_field("session", new.session, most, guarded=False)
     for entity in new.entities:
-        check_text_field("entity", entity, config.memory.max_value_chars)
+        check_text_field("entity", entity, most, guarded=False)
     for event in new.events:
-        check_text_field("event", event, config.memory.max_value_chars)
+        check_text_field("event", event, most, guarded=False)
     if new.outcome not in OUTCOMES:
         raise MemError(f"invalid outcome {new.outcome!r}: use one of {', '.join(OUTCOMES)}")
     for candidate in new.facts:
         _check_key(candidate.key)
-        check_text_field(f"fact {candidate.key}", candidate.value, config.memory.max_value_chars)
+        check_text_field(f"fact {candidate.key}", candidate.value, most, guarded=False)
         if candidate.subject is not None and candidate.subject not in SUBJECTS:
             raise MemError(f"invalid subject {candidate.subject!r}: use one of {', '.join(SUBJECTS)}")
         if candidate.confidence not in (None, "stated", "inferred"):
             raise MemError(f"invalid confidence {candidate.confidence!r}: use stated or inferred")
     for stale in new.invalidates:
         _check_key(stale.key)
-        check_text_field(f"reason for invalidating {stale.key}", stale.reason, config.memory.max_value_chars)
+        check_text_field(f"reason for invalidating {stale.key}", stale.reason, most, guarded=False)
     started = clock.parse_when(new.at) if new.at else clock.now()
     ended = clock.parse_when(new.ended) if new.ended else None
     if ended is not None and clock.compare(ended, started) < 0:
@@ -117,6 +126,7 @@ def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
             "outcome": new.outcome,
             "events": [e.strip() for e in new.events],
             "source": source,
+            "transcript": new.transcript,
             "facts": [
                 {"key": c.key, "value": c.value.strip(), "subject": c.subject, "confidence": c.confidence}
                 for c in new.facts
@@ -149,11 +159,25 @@ def _place(paths: Paths, scope: Scope, episode: Episode) -> tuple[Path, bool]:
         attempt += 1
 
 
+def hold(episode: Episode, config: Config) -> bool:
+    """Run the guard on a validated episode: with an error finding it is flagged (quarantined) with its findings,
+    or refused under `[guard] episodes = "refuse"`. True when it is held back."""
+    held = quarantine.findings(episode)
+    if held and config.guard.episodes == "refuse":
+        where = '[guard] episodes = "refuse" in mem.toml; the default quarantines it for `mem review`'
+        raise RefusedError(held[0].code, f"{held[0].message} ({where})")
+    if held:
+        episode.status, episode.findings = "flagged", held
+    return bool(held)
+
+
 def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpisode]) -> list[EpisodeWrite]:
     """Validate and guard every episode, then write each as a new file and make one commit for the batch."""
     if not batch:
         raise MemError("no episode to record")
-    checked = [validate_episode(new, config, scope) for new in batch]  # all or nothing: refuse before writing
+    checked = [validate_episode(new, config, scope) for new in batch]  # refusals first: all or nothing
+    for episode in checked:
+        hold(episode, config)
     results: list[EpisodeWrite] = []
     with scope_lock(paths, scope):
         refuse_during_merge(paths)
@@ -161,8 +185,9 @@ def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpis
             path, exists = _place(paths, scope, episode)
             if not exists:
                 atomic_write(path, episodes.serialize(episode))
-            results.append(EpisodeWrite("exists" if exists else "recorded", episode, paths.relative(path)))
-        written = [r for r in results if r.kind == "recorded"]
+            kind = "exists" if exists else "quarantined" if episode.status == "flagged" else "recorded"
+            results.append(EpisodeWrite(kind, episode, paths.relative(path)))
+        written = [r for r in results if r.kind != "exists"]
         if written:
             new_files = {r.path: (paths.root / r.path, None) for r in written}
             commit_or_undo(paths, new_files, _episode_message(scope, written))
@@ -177,6 +202,6 @@ def _episode_message(scope: Scope, written: list[EpisodeWrite]) -> str:
     else:
         title = f"mem: episodes {scope} ({len(written)})"
     # The message is one argument to git; listing thousands of files would exceed the OS limit (128 KiB).
-    listed = "".join(f"recorded {r.path}\n" for r in written[:_LISTED_FILES])
+    listed = "".join(f"{r.kind} {r.path}\n" for r in written[:_LISTED_FILES])
     more = f"… and {len(written) - _LISTED_FILES} more\n" if len(written) > _LISTED_FILES else ""
     return title + "\n\n" + listed + more

@@ -2,6 +2,8 @@
 
 Episode files that do not parse are listed, never rewritten; each episode knows whether git has its
 current bytes (a file with uncommitted changes is never folded away) and which DIGEST.md it belongs to.
+An episode the guard holds back (memfiles.ops.quarantine) is left out: never applied, given to the
+extractor or folded into a digest, until a person accepts it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.memoryfile import MemoryDoc
 from memfiles.format.memoryfile import parse as parse_memory
+from memfiles.ops.quarantine import withheld
 from memfiles.store import gitrepo
 from memfiles.store.files import read_memory
 
@@ -46,7 +49,7 @@ class ScopeFiles:
     memory_size: int
     episodes: list[StoredEpisode]
     digests: dict[str, tuple[Path, bytes]]  # home-relative path -> (path, bytes) of existing DIGEST.md files
-    problems: list[MemError]  # episode files that did not parse: reported, never rewritten or folded
+    problems: list[MemError]  # episode files that did not parse or are held back: reported, never rewritten or folded
     unparsed_size: int = 0
 
 
@@ -78,6 +81,9 @@ def read(paths: Paths, scope: Scope, progress: Progress | None = None) -> ScopeF
         except MemError as exc:
             problems.append(exc)
             unparsed += len(data)
+            continue
+        if withheld(episode):
+            problems.append(MemError(f"{relpath}: episode {episode.id} is held back by the guard (see `mem review`)"))
             continue
         if path.parent not in digests_of:  # one check per month folder, not per file
             digest = paths.digest_file(path)

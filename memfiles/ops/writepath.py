@@ -1,7 +1,7 @@
 """The guarded write path of facts: the one way a fact enters or changes in a memory home.
 
 Every writer (CLI, Python API, consolidation, MCP) calls these functions (episodes take the same guard
-in memfiles.ops.record). Each write:
+in memfiles.ops.record, where an error finding quarantines the episode instead). Each write:
 1. validates key, value, subject, source and limits before any file is opened;
 2. runs the guard (the error rules of `memfiles.lint.rules`) on every text field, refusing the write;
 3. settles the fact against the key's current facts (`memfiles.ops.supersession`);
@@ -23,7 +23,6 @@ from memfiles.format.fields import KEY_PATTERN, SUBJECTS
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.memoryfile import MemoryDoc, serialize
 from memfiles.format.model import Fact, fact_id
-from memfiles.lint.rules import guard
 from memfiles.ops import supersession
 from memfiles.ops.commit import commit_or_undo, current, refuse_during_merge
 from memfiles.outcome import Outcome
@@ -47,8 +46,10 @@ class NewFact:
     expires: str | When | None = None
 
 
-def check_text_field(name: str, text: str, limit: int, one_line: bool = True) -> None:
-    """Refuse text that is empty, over `limit`, has control characters (or breaks if one_line) or fails the guard."""
+def check_text_field(name: str, text: str, limit: int, one_line: bool = True, guarded: bool = True) -> None:
+    """Refuse text that is empty, over `limit`, has control characters (or breaks if one_line) or, when `guarded`,
+    fails the guard as a fact value. Episodes pass `guarded=False`: their text is quarantined, not refused
+    (memfiles.ops.quarantine)."""
     if len(text) > limit:
         raise RefusedError(
             "MEM602", f"{name} is {len(text)} characters, over the limit of {limit} (mem.toml max_value_chars)"
@@ -59,11 +60,18 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True) ->
         raise RefusedError("MEM604", f"{name} must be one line of text without control characters")
     # The guard runs before the control-character check so that a refusal carries the same code
     # that `mem lint` reports for the same text (MEM204 for a control character, for example).
-    finding = guard(text)
-    if finding is not None:
-        raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
+    if guarded or _CONTROL.search(text):
+        _guard(name, text)
     if _CONTROL.search(text):
         raise RefusedError("MEM604", f"{name} must be text without control characters")
+
+
+def _guard(name: str, text: str) -> None:
+    from memfiles.api.guard import check
+
+    finding = next((f for f in check(text, where="fact").findings if f.severity == "error"), None)
+    if finding is not None:
+        raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
 
 
 def validate(new: NewFact, config: Config) -> Fact:

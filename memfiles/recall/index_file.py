@@ -21,7 +21,7 @@ from memfiles.store.files import locked
 # episodes and MEMORY.md are parsed, or how an episode is described for ranking (its terms, passages
 # and length: memfiles.recall.ranking.episode_document, memfiles.recall.words). A new version gets a
 # new file, built from the markdown at the next recall. tests/test_index.py pins what each version stores.
-INDEX_VERSION = 6
+INDEX_VERSION = 7
 _OTHER_VERSIONS_KEPT = 7 * 86400  # another version's index unused this long is removed
 BUSY_MS = 10_000
 SCHEMA = """
@@ -31,7 +31,7 @@ CREATE TABLE months(
 );
 CREATE TABLE files(
     name TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
-    inode INTEGER NOT NULL, racy INTEGER NOT NULL, sha TEXT NOT NULL, doc INTEGER, problem TEXT
+    inode INTEGER NOT NULL, racy INTEGER NOT NULL, sha TEXT NOT NULL, doc INTEGER, problem TEXT, held TEXT
 );
 CREATE INDEX files_month ON files(month);
 CREATE INDEX files_problems ON files(month) WHERE problem IS NOT NULL;

@@ -6,6 +6,10 @@ changes its mtime, an added, removed or replaced one changes the listing); a mon
 differs from the stored one is compared file by file and only changed files are read again. A file
 modified within RACY_NS of being read is re-checked by content next time, because a same-size edit
 inside one timestamp tick leaves the stat unchanged.
+
+Each file read is reviewed as the write path reviews an episode (memfiles.ops.quarantine), so one that
+arrived by hand edit or `git pull` is held back the same way: a withheld episode gets no document (no
+recall, no statistics), only its file's row, whose `held` says why.
 """
 
 from __future__ import annotations
@@ -205,6 +209,13 @@ def _reindex(
     except FileFormatError as exc:
         _store_file(conn, relname, month, key, racy, sha, None, exc)
         return racy
+    from memfiles.ops.quarantine import review
+
+    decided = review(episode)
+    if decided.withheld:
+        held = json.dumps([episode.id, decided.state, [f.line() for f in decided.findings]], ensure_ascii=False)
+        _store_file(conn, relname, month, key, racy, sha, None, None, held)
+        return racy
     doc = ranking.episode_document(episode)
     terms.update(doc.terms)
     _store_file(conn, relname, month, key, racy, sha, _insert_doc(conn, month, episode, doc), None)
@@ -220,11 +231,12 @@ def _store_file(
     sha: str,
     doc: int | None,
     problem: FileFormatError | None,
+    held: str | None = None,
 ) -> None:
     saved = json.dumps([problem.path, problem.line, problem.problem]) if problem else None
     conn.execute(
-        "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (relname, month, *key, int(racy), sha, doc, saved),
+        "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (relname, month, *key, int(racy), sha, doc, saved, held),
     )
 
 

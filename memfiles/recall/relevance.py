@@ -2,7 +2,8 @@
 
 Pure: documents (what an item is about), a corpus (what competes with it) and a query in; a score
 and its reasons out. Lexical and offline: no model, no network.
-- Words are folded, stop words dropped and stemmed (memfiles.recall.words); dates are terms too
+- Words are folded, stop words dropped and stemmed (memfiles.recall.words), and a query's framing words
+  ("what kind of", "describe", "likely") dropped; dates are terms too
   (memfiles.recall.timeterms), so "in May 2023" and "last week" match when episodes happened.
 - The score blends coverage (the rarity-weighted share of query terms found), BM25's term-frequency
   saturation and length normalisation, and the best single passage (line or event) of the document,
@@ -22,7 +23,7 @@ from memfiles.clock import When
 from memfiles.format.episodes import Episode
 from memfiles.format.model import Fact
 from memfiles.recall import timeterms
-from memfiles.recall.words import term_of, terms, words
+from memfiles.recall.words import term_of, terms, unframed, words
 
 KEYWORD_WEIGHT = 0.8  # share of lexical relevance; the rest is token_set_ratio
 # The lexical score: how much of the query the document holds, how often (BM25), and in one passage.
@@ -196,7 +197,8 @@ def prepare(text: str, corpus: Corpus, now: When | None = None) -> Query:
 
     dates = timeterms.query_dates(text, now)
     named = [t for t in dates.terms if t != timeterms.WHEN]
-    found = terms(dates.text) or ([] if named else terms(text, keep_stopwords=True))  # "what is it"
+    # "What kind of flooring": the frame is no topic; a query made only of frame and stop words keeps them.
+    found = terms(unframed(dates.text)) or terms(dates.text) or ([] if named else terms(text, keep_stopwords=True))
     unique = tuple(dict.fromkeys(found + dates.terms))
     alternatives = [v for t in dates.terms for v in dates.alternatives.get(t, {})]
     frequency = corpus.frequencies(list(dict.fromkeys(unique + tuple(alternatives))))

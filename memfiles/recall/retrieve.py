@@ -41,8 +41,12 @@ def read_episodes(
     """The scope's episodes (oldest first) and the files that did not parse, which are reported, not fixed.
 
     Opens only files under the scope's own episodes folder; months outside `since`/`until` are not
-    opened at all, and `newest` stops after the most recent N episodes in range.
+    opened at all, and `newest` stops after the most recent N episodes in range. An episode the guard
+    holds back (memfiles.ops.quarantine: flagged, rejected, or instruction-shaped and not accepted) is
+    left out, as the index leaves it out.
     """
+    from memfiles.ops.quarantine import withheld
+
     files = paths.episode_files(scope, _month(since), _month(until))
     found: list[Episode] = []
     problems: list[FileFormatError] = []
@@ -58,8 +62,10 @@ def read_episodes(
         except OSError as exc:
             problems.append(FileFormatError(relpath, None, f"cannot read: {exc.strerror}"))
             continue
-        if (since is None or clock.compare(episode.started_at, since) >= 0) and (
-            until is None or clock.compare(episode.started_at, until) <= 0
+        if (
+            (since is None or clock.compare(episode.started_at, since) >= 0)
+            and (until is None or clock.compare(episode.started_at, until) <= 0)
+            and not withheld(episode)
         ):
             found.append(episode)
     found.reverse()

@@ -46,6 +46,19 @@ IRREGULAR = {
 }
 
 
+# Words that frame a question instead of naming its topic: "what kind of music", "how does she describe
+# it", "would he likely go", "did she mention". Dropped from queries only: a stored "kind" still counts,
+# and "Is Ana kind?" still asks about kindness.
+_QUESTION_FRAME = re.compile(
+    r"\b(?:kinds?|sorts?|types?)\s+of\b|\b(?:likely|describ(?:e|es|ed|ing)|mention(?:s|ed|ing)?)\b", re.IGNORECASE
+)
+
+
+def unframed(question: str) -> str:
+    """`question` without the words that frame it ("what kind of X" asks about X)."""
+    return _QUESTION_FRAME.sub(" ", question)
+
+
 @lru_cache(maxsize=1 << 16)  # a store has far fewer distinct words than words; stemming each once is enough
 def stem(word: str) -> str:
     """Light stemming: irregular forms to their base, then plural, -ing, -ed, -ment, -ion and final e.

@@ -1,0 +1,224 @@
+"""Capture as a library: `capture(scope, path)` turns one assistant session's transcript into one episode
+(`mem capture FILE`), `capture_hook(payload)` does it for a Claude Code hook's JSON (`mem capture --hook`).
+
+Both go through the episode write path (validation, the guard, one commit) with `source: capture`,
+declared as a transcript; a later capture of the same session replaces the earlier one (docs/FORMAT.md,
+"Capture"). What the write decides is the `Captured.outcome`; what goes wrong raises a MemError, and in
+the hook form is also written to the home's `.cache/capture.log`, which `mem doctor` reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memfiles.errors import MemError, RefusedError, UsageError
+from memfiles.outcome import Outcome
+
+if TYPE_CHECKING:
+    from memfiles.api.scope import ScopeHandle
+    from memfiles.capture.summary import Draft
+
+MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024
+
+
+class Captured(BaseModel):
+    """What one capture did: the episode's `outcome` (None when there was nothing to capture: `skipped` says
+    why), the earlier captures of the session it `replaced`, and what it read."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
+
+    outcome: Outcome | None
+    replaced: list[str] = Field(default_factory=list, description="earlier capture files of the session, removed")
+    skipped: str | None = None
+    session: str
+    format: str
+    transcript: str
+    words: int = 0
+    masked: int = Field(default=0, description="secrets masked before writing")
+    prompts: int = 0
+    tool_calls: int = 0
+    problems: list[str] = Field(default_factory=list, description="transcript lines that could not be read")
+    extract: str | None = Field(default=None, description="what --extract did, or why it was skipped")
+    proposed: list[Outcome] = Field(default_factory=list, description="facts the extractor proposed")
+
+    def lines(self) -> list[str]:
+        """What `mem capture` prints: the outcome, then what it replaced, masked and could not read."""
+        shown = [f"skipped: {self.skipped}"] if self.outcome is None else [self.outcome.line()]
+        shown += [f"replaced {path}" for path in self.replaced]
+        if self.masked:
+            shown.append(f"masked {self.masked} secret{'s' if self.masked != 1 else ''}")
+        shown += self.problems
+        if self.extract:
+            shown.append(f"extract: {self.extract}")
+        shown += [outcome.line() for outcome in self.proposed]
+        return shown
+
+    def to_dict(self) -> dict[str, Any]:
+        """`mem capture --json`."""
+        data = self.model_dump(mode="json", exclude={"outcome", "proposed"})
+        data["outcome"] = self.outcome.to_dict() if self.outcome else None
+        data["proposed"] = [o.to_dict() for o in self.proposed]
+        return data
+
+
+def capture(
+    scope: ScopeHandle,
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    session: str | None = None,
+    cwd: str | None = None,
+    extract: bool = False,
+    data: bytes | None = None,
+) -> Captured:
+    """Capture the transcript at `path` (`data`: its bytes, already read) into `scope` as one episode.
+
+    `format` is `claude-code`, `codex` or `messages` (None: detected); `session` and `cwd` fill in what the
+    transcript does not say (a hook's `session_id`, `cwd`). The session id is the transcript's, else
+    `session`, else the file's name. `extract=True` also asks the extractor approved on this machine
+    for candidate facts (they wait as `proposed`); without one it is skipped and said so in `extract`.
+    """
+    from memfiles import capture as readers
+    from memfiles.capture.summary import draft
+
+    where = str(path)
+    raw = _read(Path(path)) if data is None else data
+    found = readers.read(raw, format)
+    found.session_id = session or found.session_id or Path(where).stem
+    found.cwd = found.cwd or (cwd or "")
+    made = draft(found, where)
+    base: dict[str, Any] = {
+        "session": made.session,
+        "format": found.format,
+        "transcript": where,
+        "words": made.words,
+        "masked": made.masked,
+        "prompts": made.prompts,
+        "tool_calls": made.calls,
+        "problems": made.problems,
+    }
+    if not found.prompts and not found.calls:
+        return Captured(outcome=None, skipped="the transcript has no prompt and no tool call", **base)
+    outcome, replaced = _save(scope, made)
+    done = Captured(outcome=outcome, replaced=replaced, **base)
+    if extract and outcome.kind in ("recorded", "quarantined", "exists"):
+        return _extract(scope, done)
+    return done
+
+
+def _read(path: Path) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > MAX_TRANSCRIPT_BYTES:
+            raise UsageError(f"{path}: transcript is {size} bytes, over the {MAX_TRANSCRIPT_BYTES} byte limit")
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such transcript file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder; give the transcript file (a .jsonl or .json)") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the transcript: {exc.strerror}") from None
+
+
+def _save(scope: ScopeHandle, made: Draft) -> tuple[Outcome, list[str]]:
+    from memfiles import clock
+    from memfiles.ops import capture as saving
+    from memfiles.ops.record import NewEpisode
+
+    new = NewEpisode(
+        summary=made.summary,
+        session=made.session,
+        at=clock.iso(made.started) if made.started else None,
+        ended=clock.iso(made.ended) if made.ended else None,
+        entities=made.entities,
+        events=made.events,
+        outcome=made.outcome,
+        source=saving.SOURCE,
+        transcript=True,
+    )
+    name = str(scope.scope)
+    try:
+        written = saving.save(scope.home.paths, scope.home.config, scope.scope, new)
+    except RefusedError as exc:
+        return Outcome(kind="refused", scope=name, rule=exc.rule, why=exc.why), []
+    kind = written.kind
+    episode = written.episode
+    findings = episode.findings
+    why = "; ".join(f"{f.code}: {f.message}" for f in findings) if kind == "quarantined" else None
+    rule = findings[0].code if kind == "quarantined" and findings else None
+    outcome = Outcome(kind=kind, scope=name, episode_id=episode.id, path=written.path, rule=rule, why=why)
+    return outcome, written.replaced
+
+
+def _extract(scope: ScopeHandle, done: Captured) -> Captured:
+    """Ask the approved extractor for candidate facts from the episode; they arrive as `proposed`."""
+    command = scope.home.config.consolidate.extractor
+    if not command:
+        skipped = "skipped: no extractor set in mem.local.toml ([consolidate] extractor); mem.toml's is never run"
+        return done.model_copy(update={"extract": skipped})
+    from memfiles.ops import capture_extract
+
+    assert done.outcome is not None and done.outcome.path is not None
+    try:
+        proposed = capture_extract.propose(scope.home.paths, scope.home.config, scope.scope, done.outcome.path)
+    except MemError as exc:
+        return done.model_copy(update={"extract": f"failed: {exc}"})
+    return done.model_copy(update={"extract": f"{len(proposed)} proposed", "proposed": proposed})
+
+
+# --- the hook ---
+
+
+def capture_hook(
+    payload: str,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    user: str | None = None,
+    scope: str | None = None,
+    extract: bool = False,
+) -> Captured:
+    """`mem capture --hook`: the JSON a Claude Code hook sends on stdin (`session_id`, `transcript_path`,
+    `cwd`, `hook_event_name`) captured into its scope.
+
+    The home is `home`, else `$MEM_HOME`, else the nearest `.mem/` above the hook's `cwd`, else the platform
+    home; the scope is `user`/`scope`, else `$MEM_USER`, else the home's `default_scope`. A MemError is
+    raised; once the home is known it is also logged to `.cache/capture.log` (`mem doctor` shows it), as
+    is a refused or quarantined capture and a skipped extractor.
+    """
+    from memfiles.api.home import open_home
+    from memfiles.ops import capture as saving
+
+    event = _event(payload)
+    cwd = event.get("cwd") if isinstance(event.get("cwd"), str) and event.get("cwd") else None
+    opened = open_home(home, cwd=cwd)
+    name = str(event.get("hook_event_name") or "hook")
+    session = str(event.get("session_id") or "")
+    try:
+        transcript = event.get("transcript_path")
+        if not isinstance(transcript, str) or not transcript:
+            raise UsageError("hook input has no transcript_path")
+        handle = opened.choose(user, scope)
+        done = capture(handle, transcript, format="claude-code", session=session or None, cwd=cwd, extract=extract)
+    except MemError as exc:
+        saving.log(opened.paths, name, session, str(exc))
+        raise
+    if done.outcome is not None and done.outcome.kind in ("refused", "quarantined"):
+        saving.log(opened.paths, name, session, done.outcome.line())
+    if done.extract and not done.extract.endswith("proposed"):
+        saving.log(opened.paths, name, session, f"extract {done.extract}")
+    return done
+
+
+def _event(payload: str) -> dict[str, Any]:
+    try:
+        event = json.loads(payload) if payload.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"hook input is not JSON: {exc.msg}") from None
+    if not isinstance(event, dict):
+        raise UsageError("hook input must be a JSON object")
+    return event

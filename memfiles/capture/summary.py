@@ -1,0 +1,235 @@
+"""The extractive summary of a session (docs/FORMAT.md, "Capture"): no model, only what the transcript
+says, in a bounded size.
+
+Summary lines, in this order, each cut to its share of the words: what the session was and when;
+`Task:` the first prompt; `Also asked:` the key later prompts (the longest ones, kept in order, and the
+last one); `Edited:` / `Created:` the files, `Ran:` the commands, `Failed:` the calls that failed (a
+command with its exit code, and whether it later succeeded); `Outcome:` the assistant's last words.
+Tool outputs are never copied. Every text is masked for secrets first. At most MAX_WORDS words. The
+events are a short timeline, ending with the transcript's path (where the episode came from).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import PurePath
+
+from memfiles.capture.secrets import mask
+from memfiles.capture.session import COMMAND, EDIT, WRITE, Session, ToolCall
+
+MAX_WORDS = 500
+_TASK_WORDS = 80
+_PROMPT_WORDS = 40
+_KEY_PROMPTS = 4
+_OUTCOME_WORDS = 60
+_LISTED = 12  # files or commands named on a line; the rest are counted
+_COMMAND_CHARS = 100
+_EVENTS = 12
+_SHORT = 4  # prompts of fewer words ("yes", "go on") are not key prompts
+NAMES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex CLI",
+    "messages": "Chat",
+    "chatgpt": "ChatGPT",
+    "claude-export": "Claude chat",
+}
+
+
+@dataclass(slots=True)
+class Draft:
+    """The episode a capture writes, before the write path: every text already masked."""
+
+    summary: str
+    session: str
+    started: datetime | None
+    ended: datetime | None
+    entities: list[str]
+    events: list[str]
+    outcome: str
+    masked: int = 0
+    prompts: int = 0
+    calls: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def words(self) -> int:
+        return len(self.summary.split())
+
+
+class _Masker:
+    """Masks each text it is given and remembers the distinct secrets, so one key quoted twice counts once."""
+
+    def __init__(self) -> None:
+        self.secrets: set[str] = set()
+
+    @property
+    def count(self) -> int:
+        return len(self.secrets)
+
+    def __call__(self, text: str) -> str:
+        clean, found = mask(text)
+        self.secrets.update(found)
+        return clean
+
+
+def draft(session: Session, where: str) -> Draft:
+    """The summary, events, entities and outcome of `session`; `where` names the transcript (for the record)."""
+    clean = _Masker()
+    lines = [_opening(session)]
+    prompts = [clean(_one_line(p.text)) for p in session.prompts]
+    if prompts:
+        lines.append("Task: " + _cut(prompts[0], _TASK_WORDS))
+        key = _key_prompts(prompts[1:])
+        if key:
+            lines.append("Also asked: " + " | ".join(_cut(p, _PROMPT_WORDS) for p in key))
+    edited = [clean(path) for path in _files(session.calls, EDIT, session.cwd)]
+    created = [clean(path) for path in _files(session.calls, WRITE, session.cwd)]
+    commands = [c for c in session.calls if c.kind == COMMAND and c.target]
+    if edited:
+        lines.append("Edited: " + _listed(edited))
+    if created:
+        lines.append("Created: " + _listed(created))
+    if commands:
+        ran = Counter(clean(_command(c.target)) for c in commands)
+        lines.append("Ran: " + _listed([f"`{c}`" + (f" ({n}x)" if n > 1 else "") for c, n in ran.items()]))
+    failures = _failures(session.calls, clean)
+    if failures:
+        lines.append("Failed: " + _listed(failures))
+    outcome = _outcome(session.calls, bool(prompts or session.replies))
+    if session.replies:
+        lines.append(f"Outcome ({outcome}): " + _cut(clean(_one_line(session.replies[-1])), _OUTCOME_WORDS))
+    else:
+        lines.append(f"Outcome: {outcome}.")
+    summary = _bounded(lines)
+    events = [clean(e) for e in _events(session, edited, created, commands)] + [f"transcript {_one_line(where)}"]
+    entities = [session.cwd] if session.cwd else []
+    return Draft(
+        summary=summary,
+        session=session.session_id,
+        started=session.started,
+        ended=session.ended,
+        entities=[clean(e) for e in entities],
+        events=events,
+        outcome=outcome,
+        masked=clean.count,
+        prompts=len(session.prompts),
+        calls=len(session.calls),
+        problems=[p.text(where) for p in session.problems],
+    )
+
+
+def _opening(session: Session) -> str:
+    tool = NAMES.get(session.format, session.format)
+    project = f" in {PurePath(session.cwd).name or session.cwd} ({session.cwd})" if session.cwd else ""
+    when = ""
+    if session.started is not None:
+        end = session.ended or session.started
+        same_day = end.date() == session.started.date()
+        when = (
+            f", {session.started:%Y-%m-%d %H:%M}–{end:%H:%M} UTC"
+            if same_day
+            else (f", {session.started:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M} UTC")
+        )
+    counts = f"{len(session.prompts)} prompt{'s' if len(session.prompts) != 1 else ''}, {len(session.calls)} tool calls"
+    return f"{tool} session{project}{when} ({counts})."
+
+
+def _key_prompts(later: list[str]) -> list[str]:
+    """The longest later prompts (substantive ones), in the order they were asked, and always the last one."""
+    chosen = {i for i, p in enumerate(later) if len(p.split()) >= _SHORT}
+    ranked = sorted(chosen, key=lambda i: -len(later[i].split()))[: _KEY_PROMPTS - 1]
+    keep = set(ranked)
+    if later and len(later[-1].split()) >= _SHORT:
+        keep.add(len(later) - 1)
+    return [later[i] for i in sorted(keep)]
+
+
+def _files(calls: list[ToolCall], kind: str, cwd: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for call in calls:
+        if call.kind == kind and call.target:
+            seen.setdefault(_relative(call.target, cwd))
+    return list(seen)
+
+
+def _relative(path: str, cwd: str) -> str:
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        return path[len(cwd.rstrip("/")) + 1 :]
+    return path
+
+
+def _command(command: str) -> str:
+    line = _one_line(command)
+    return line if len(line) <= _COMMAND_CHARS else line[: _COMMAND_CHARS - 1].rstrip() + "…"
+
+
+def _failures(calls: list[ToolCall], clean: _Masker) -> list[str]:
+    failed: list[str] = []
+    for index, call in enumerate(calls):
+        if not call.failed:
+            continue
+        what = (
+            f"`{clean(_command(call.target))}`"
+            if call.kind == COMMAND and call.target
+            else (f"{call.tool} {call.target}".strip())
+        )
+        code = f" (exit code {call.exit_code})" if call.exit_code not in (None, 0) else ""
+        later = any(c.target == call.target and c.failed is False for c in calls[index + 1 :])
+        item = what + code + ("; later succeeded" if later else "")
+        if item not in failed:
+            failed.append(item)
+    return failed
+
+
+def _outcome(calls: list[ToolCall], talked: bool) -> str:
+    """`failure`: the last command failed; `partial`: a failure never followed by a success of the same
+    call; `success`: files changed or commands ran, and nothing is left failed; `unknown`: nothing was done."""
+    commands = [c for c in calls if c.kind == COMMAND and c.failed is not None]
+    if commands and commands[-1].failed:
+        return "failure"
+    for index, call in enumerate(calls):
+        if call.failed and not any(c.target == call.target and c.failed is False for c in calls[index + 1 :]):
+            return "partial"
+    if any(c.kind in (EDIT, WRITE, COMMAND) for c in calls):
+        return "success"
+    return "unknown"
+
+
+def _events(session: Session, edited: list[str], created: list[str], commands: list[ToolCall]) -> list[str]:
+    events = []
+    if session.prompts:
+        events.append("asked: " + _cut(_one_line(session.prompts[0].text), 16))
+    events += [f"created {path}" for path in created[:4]]
+    events += [f"edited {path}" for path in edited[:4]]
+    for call in commands[-4:]:
+        state = "failed" if call.failed else "ok" if call.failed is False else "ran"
+        events.append(f"ran `{_command(call.target)}`: {state}")
+    return events[:_EVENTS]
+
+
+def _listed(items: list[str]) -> str:
+    shown = ", ".join(items[:_LISTED])
+    return shown + (f" and {len(items) - _LISTED} more" if len(items) > _LISTED else "") + "."
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _cut(text: str, words: int) -> str:
+    parts = text.split()
+    return text if len(parts) <= words else " ".join(parts[:words]) + " …"
+
+
+def _bounded(lines: list[str]) -> str:
+    """The lines, the longest cut first, until the whole is at most MAX_WORDS words."""
+    sizes = [len(line.split()) for line in lines]
+    while sum(sizes) > MAX_WORDS and max(sizes) > 9:
+        longest = max(range(len(lines)), key=lambda i: sizes[i])
+        keep = max(sizes[longest] - (sum(sizes) - MAX_WORDS) - 1, 8)
+        lines[longest] = " ".join(lines[longest].split()[:keep]) + " …"
+        sizes[longest] = keep + 1
+    return re.sub(r"[ \t]+\n", "\n", "\n".join(lines))

@@ -1,0 +1,56 @@
+"""Markdown memories: Claude Code's auto memory (the `memory/` folder of a project under
+`~/.claude/projects/`, a `MEMORY.md` index and topic files), CLAUDE.md-style files, and Codex's memory
+files. Each list item (`- `, `* `, `+ `, `1. `) is one memory, about the heading above it; frontmatter,
+paragraphs, code blocks and links-only items are skipped. A folder is read file by file (`*.md`, sorted).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from memfiles.imports import Memory, Records
+
+_ITEM = re.compile(r"^\s{0,6}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(?P<text>\S.*)$")
+_HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
+_LINK_ONLY = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*(?:[-—:]\s*.*)?$")
+
+
+def read(path: Path, data: bytes | None, where: str) -> Records:
+    found = Records()
+    if data is not None:
+        _file(data, where, found)
+        return found
+    files = sorted(p for p in path.rglob("*.md") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        _file(file.read_bytes(), str(file), found)
+    return found
+
+
+def _file(data: bytes, where: str, found: Records) -> None:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        found.problems.append(f"{where}: not UTF-8 text (byte {exc.start}); skipped")
+        return
+    lines = text.splitlines()
+    start = 0
+    if lines and lines[0].strip() == "---":  # frontmatter (a Claude Code memory file's name and description)
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+        start = end + 1 if end is not None else 0
+    heading, fenced = "", False
+    for number in range(start, len(lines)):
+        line = lines[number]
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        title = _HEADING.match(line)
+        if title:
+            heading = title.group("text")
+            continue
+        item = _ITEM.match(line)
+        if item and not _LINK_ONLY.match(item.group("text")):
+            memory = " ".join(item.group("text").split())
+            found.memories.append(Memory(memory, f"{where}:{number + 1}", about=heading))
