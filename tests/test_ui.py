@@ -168,6 +168,18 @@ def test_accept_reject_resolve_and_forget_are_one_commit_each(built: Home) -> No
     assert "Toronto" in memory and "onerror" not in memory
 
 
+def test_a_quarantined_episode_is_rejected_in_one_commit(built: Home) -> None:
+    test, _ = client(built)
+    alice = built.user("alice")
+    [held] = alice.flagged()
+    page = test.get(ALICE).text
+    assert f'<tr data-episode="{held.id}">' in page and "MEM103" in page
+    assert test.post(f"{ALICE}/reject-episode", data={"id": held.id}).status_code == 403  # no CSRF value
+    answer = test.post(f"{ALICE}/reject-episode", data={"id": held.id, "csrf": csrf_of(page)})
+    assert answer.status_code == 303 and "rejected episode" in answer.headers["location"].replace("+", " ")
+    assert alice.flagged() == [] and commits(built.root)[0].startswith("mem: reject")
+
+
 def test_purge_needs_its_confirmation_and_says_what_it_does(built: Home) -> None:
     test, _ = client(built)
     alice = built.user("alice")
@@ -205,7 +217,8 @@ def test_home_counts_each_scope(built: Home, monkeypatch: pytest.MonkeyPatch) ->
     row = re.search(r'<tr data-scope="user:alice">(.*?)</tr>', page, re.S)
     assert row
     cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row[1], re.S)]
-    active, conflicts, proposed, _held, month = cells[1:6]
+    active, conflicts, proposed, held, month = cells[1:6]
+    assert held == "1"
     assert (active, conflicts, proposed, month) == ("3", "1", "1", "2")
     assert 'data-scope="user:bob"' in page
 
@@ -260,11 +273,12 @@ def test_audit_lists_commits_and_lint_findings_linking_to_the_file(built: Home) 
 
 def test_api_pages_months_and_digests(built: Home) -> None:
     alice = built.user("alice")
-    assert [(m.month, m.episodes, m.digest) for m in alice.months()] == [("2026-08", 2, False)]
+    assert [(m.month, m.episodes, m.digest) for m in alice.months()] == [("2026-09", 1, False), ("2026-08", 2, False)]
+    assert [m.month for m in alice.months("2026-08")] == ["2026-08"]
     page = alice.episode_page("2026-08", limit=1)
     assert page.total == 2 and [i.episode.session for i in page.items] == ["s-32"]
     alice.consolidate(older_than_days=0)
-    [digest] = alice.digests()
+    [digest] = [d for d in alice.digests() if d.month == "2026-08"]
     assert digest.month == "2026-08" and {e.session for e in digest.entries} == {"s-31", "s-32"}
     assert built.read_text("users/alice/MEMORY.md").startswith("---") or "facts" in built.read_text(
         "users/alice/MEMORY.md"

@@ -53,7 +53,7 @@ def _episode(verb: str) -> Callable[[ScopeHandle, Form], str]:
         if not callable(method):
             raise UsageError(f"this version of memfiles has no quarantine: cannot {verb} episode {form['id']}")
         method(form["id"])
-        return f"{verb}ed episode {form['id']}".replace("ee", "e")
+        return f"{verb}ed episode {form['id']}"
 
     return act
 
