@@ -226,9 +226,14 @@ def test_a_declared_transcript_is_guarded_as_one(home: Path, monkeypatch: pytest
     mem("episode", "--from-json", "-", "-u", "alice", stdin=json.dumps({"summary": chat + " Ok.", "transcript": True}))
     mem("episode", chat + " Thanks.", "-u", "alice")  # not declared: never guessed from a `Customer:` prefix
     assert asked == ["transcript", "transcript", "episode"]
+    from memfiles.api import open_home
+    from memfiles.mcp import Tools
+
+    assert Tools(open_home(None), user="alice").record_episode(chat + " Bye.", transcript=True).startswith("recorded")
+    assert asked == ["transcript", "transcript", "episode", "transcript"]
     flags = [episodes.parse(p.read_bytes(), "x").transcript for p in sorted((home / "users/alice").rglob("*.md"))]
-    assert sorted(flags) == [False, True, True]
-    assert "transcript: true\n" in next((home / "users/alice").rglob("*.md")).read_text()
+    assert sorted(flags) == [False, True, True, True]
+    assert sum("transcript: true\n" in p.read_text() for p in (home / "users/alice").rglob("*.md")) == 3
 
 
 def test_a_transcript_reads_one_turn_per_line_and_joins_what_continues_a_turn() -> None:
@@ -272,7 +277,7 @@ def test_a_role_marker_never_starts_a_line_of_a_rendered_block(summary: str, val
     now = clock.parse_when("2026-09-01")
     value = value.replace("\n", " ").replace("\r", " ")  # one-line fields (the model refuses a line break)
     fact = Fact.model_validate(
-        {"id": "f-00000001", "key": "note", "value": value or "x", "subject": "user_preference",
+        {"id": "f-00000001", "key": "note", "value": value if value.strip() else "x", "subject": "user_preference",
          "confidence": "stated", "source": "user_statement", "stated_at": "2026-08-01", "status": "active"}
     )  # fmt: skip
     items = [

@@ -141,7 +141,7 @@ def _flagged(paths: Paths) -> list[Problem]:
 
     found = []
     for scope in paths.scopes():
-        for one in held(paths, scope):
+        for one in held(paths, scope, use_index=False):
             if one.review.state == "flagged":
                 what = "; ".join(f.line() for f in one.review.findings) or "status: flagged"
                 settle = f"mem review -s {scope}, then mem accept or mem reject {one.episode.id}"
@@ -157,7 +157,7 @@ def notes(paths: Paths) -> list[str]:
 
     found = []
     for scope in paths.scopes():
-        for one in held(paths, scope):
+        for one in held(paths, scope, use_index=False):
             if one.review.state == "accepted" and one.review.findings:
                 accepted = one.episode.accepted
                 by = f" by {accepted.by} on {clock.iso(accepted.at)}" if accepted else ""

@@ -11,6 +11,7 @@ episode: one commit each.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,10 +118,21 @@ def _locate(paths: Paths, scope: Scope, episode_id: str) -> tuple[Path, bytes, E
     raise NotFoundError(f"no episode {episode_id} in {scope}'s episodes folder (see `mem review`)")
 
 
-def held(paths: Paths, scope: Scope) -> list[Held]:
-    """Every episode of the scope whose file is not an ordinary one: flagged, accepted or rejected, oldest first."""
+def held(paths: Paths, scope: Scope, use_index: bool = True) -> list[Held]:
+    """Every episode of the scope whose file is not an ordinary one: flagged, accepted or rejected, oldest first.
+
+    The recall index says which files to read (it reviews each file when its bytes change); without a usable
+    index, or with `use_index=False` (doctor, which examines the index itself), every file is read and reviewed."""
+    from memfiles.recall import index
+
+    files: list[Path] | None = None
+    if use_index:
+        with contextlib.suppress(index.IndexUnavailable, MemError):  # else the files are read
+            files = [paths.episodes_dir(scope) / name for name in index.reviewed(paths, scope)]
+    if files is None:
+        files = paths.episode_files(scope)
     out: list[Held] = []
-    for path in paths.episode_files(scope):
+    for path in files:
         try:
             episode = episodes.parse(path.read_bytes(), paths.relative(path), str(scope))
         except (OSError, MemError):

@@ -13,8 +13,8 @@ It is made of:
 - memfiles.recall.index_refresh: keeping it fresh against the files before each use;
 - memfiles.recall.index_records: what is stored, and how (episodes, documents, terms, facts);
 - memfiles.recall.indexed: recall's view of it (a time window's statistics and candidates);
-- this module: what the rest of mem calls, `note_written` (writers, after their commit) and
-  `rebuild` and `trouble` (doctor).
+- this module: what the rest of mem calls, `note_written` (writers, after their commit), `reviewed`
+  (the episodes the guard holds back, for `mem review`), and `rebuild` and `trouble` (doctor).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from memfiles.format.layout import Paths, Scope
 from memfiles.recall.index_file import IndexUnavailable, connect, path_of, remove, trouble
 from memfiles.recall.index_refresh import refresh
 
-__all__ = ["IndexUnavailable", "note_written", "path_of", "rebuild", "trouble"]
+__all__ = ["IndexUnavailable", "note_written", "path_of", "rebuild", "reviewed", "trouble"]
 
 
 def note_written(paths: Paths, scope: Scope, relpaths: Sequence[str]) -> None:
@@ -51,6 +51,21 @@ def _month_of(relpath: str) -> str | None:
     if len(parts) >= 3 and parts[-3].isdigit() and parts[-2].isdigit():
         return f"{parts[-3]}-{parts[-2]}"
     return None
+
+
+def reviewed(paths: Paths, scope: Scope) -> list[str]:
+    """The scope's episode files (relative to its episodes folder, oldest first) that are held back or were
+    accepted by a person, the index brought up to date first; raises IndexUnavailable when it cannot be used."""
+    if not paths.episodes_dir(scope).is_dir():
+        return []
+    conn = connect(paths, scope)
+    try:
+        refresh(conn, paths, scope)
+        return [name for (name,) in conn.execute("SELECT name FROM files WHERE held IS NOT NULL ORDER BY name")]
+    except (sqlite3.Error, OSError) as exc:
+        raise IndexUnavailable(f"recall index: {exc}") from exc
+    finally:
+        conn.close()
 
 
 def rebuild(paths: Paths, scope: Scope) -> int:

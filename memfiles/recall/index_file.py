@@ -19,7 +19,9 @@ from memfiles.store.files import locked
 # The version of what the index stores. Bump it by hand whenever the schema below changes, or what is
 # stored in it does: the encoding of episodes, documents or facts (memfiles.recall.index_records), how
 # episodes and MEMORY.md are parsed, or how an episode is described for ranking (its terms, passages
-# and length: memfiles.recall.ranking.episode_document, memfiles.recall.words). A new version gets a
+# and length: memfiles.recall.ranking.episode_document, memfiles.recall.words), or which episodes the
+# guard holds back (memfiles.ops.quarantine and the lint rules it runs: the index stores the decision,
+# made when a file's bytes change, so a guard that catches more needs a new version). A new version gets a
 # new file, built from the markdown at the next recall. tests/test_index.py pins what each version stores.
 INDEX_VERSION = 7
 _OTHER_VERSIONS_KEPT = 7 * 86400  # another version's index unused this long is removed

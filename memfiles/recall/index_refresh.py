@@ -9,7 +9,7 @@ inside one timestamp tick leaves the stat unchanged.
 
 Each file read is reviewed as the write path reviews an episode (memfiles.ops.quarantine), so one that
 arrived by hand edit or `git pull` is held back the same way: a withheld episode gets no document (no
-recall, no statistics), only its file's row, whose `held` says why.
+recall, no statistics), only its file's row, whose `held` says why (an accepted one has both).
 """
 
 from __future__ import annotations
@@ -211,14 +211,16 @@ def _reindex(
         return racy
     from memfiles.ops.quarantine import review
 
-    decided = review(episode)
-    if decided.withheld:
+    decided = review(episode, full=episode.status == "accepted")
+    held = None
+    if decided.state != "shown":  # `mem review` and `mem doctor` find these without reading every file
         held = json.dumps([episode.id, decided.state, [f.line() for f in decided.findings]], ensure_ascii=False)
+    if decided.withheld:
         _store_file(conn, relname, month, key, racy, sha, None, None, held)
         return racy
     doc = ranking.episode_document(episode)
     terms.update(doc.terms)
-    _store_file(conn, relname, month, key, racy, sha, _insert_doc(conn, month, episode, doc), None)
+    _store_file(conn, relname, month, key, racy, sha, _insert_doc(conn, month, episode, doc), None, held)
     return racy
 
 
