@@ -13,6 +13,7 @@ the services (memfiles.ops, memfiles.recall, memfiles.lint). What a write decide
 
 from __future__ import annotations
 
+from memfiles.api.browse import Digest, DigestEntry, EpisodeMonth, EpisodePage, ListedEpisode
 from memfiles.api.capture import Captured, capture, capture_hook
 from memfiles.api.guard import CheckResult, FindingModel, Where, check, explain_rule, lint
 from memfiles.api.home import Home, clone, extractor_schema, init, merge_driver, open_home
@@ -43,10 +44,14 @@ __all__ = [
     "CheckResult",
     "Cloned",
     "Consolidation",
+    "Digest",
+    "DigestEntry",
     "DoctorReport",
     "Episode",
     "EpisodeFile",
     "EpisodeInput",
+    "EpisodeMonth",
+    "EpisodePage",
     "Fact",
     "FindingModel",
     "Forgotten",
@@ -55,6 +60,7 @@ __all__ = [
     "ImportReport",
     "ImportRow",
     "Initialised",
+    "ListedEpisode",
     "LogEntry",
     "Outcome",
     "RecallItem",

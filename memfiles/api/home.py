@@ -232,6 +232,12 @@ class Home:
         done, problems = doctor.run(self.paths, fix)
         return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems], notes=doctor.notes(self.paths))
 
+    def read_text(self, relpath: str) -> str:
+        """A file of the home as text (`users/alice/MEMORY.md`), for viewers; not in .git/ or .cache/, no links."""
+        from memfiles.api.browse import read_text
+
+        return read_text(self.paths, relpath)
+
     def log(self, limit: int = 20) -> list[LogEntry]:
         """The audit trail: the home's most recent commits, newest first."""
         from memfiles.store import gitrepo

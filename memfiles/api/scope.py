@@ -19,6 +19,7 @@ from memfiles.outcome import Outcome
 from memfiles.store.files import read_memory
 
 if TYPE_CHECKING:
+    from memfiles.api.browse import Digest, EpisodeMonth, EpisodePage
     from memfiles.api.home import Home, Progress
     from memfiles.api.models import Consolidation
     from memfiles.ops.record import NewEpisode
@@ -212,11 +213,45 @@ class ScopeHandle:
             for w in done
         ]
 
-    def show_episode(self, episode_id: str) -> EpisodeFile:
-        """An episode's file, from the scope's folder or, once folded into a digest, from git history."""
+    def show_episode(self, episode_id: str, *, month: str | None = None) -> EpisodeFile:
+        """An episode's file, from the scope's folder or, once folded into a digest, from git history.
+
+        `month` ("YYYY-MM", when it started) looks in that month's folder first, without reading the others.
+        """
         from memfiles.ops.archive import find
 
+        if month is not None:
+            from memfiles.api.browse import find_in_month
+
+            found = find_in_month(self.home.paths, self.scope, episode_id, month)
+            if found is not None:
+                return found
+
         return EpisodeFile.of(find(self.home.paths, self.scope, episode_id))
+
+    def months(self, only: str | None = None) -> list[EpisodeMonth]:
+        """The scope's episode months (or only the month `only`, "YYYY-MM"), newest first, with their file counts."""
+        from memfiles.api import browse
+
+        return browse.months(self.home.paths, self.scope, only)
+
+    def episode_page(self, month: str, *, offset: int = 0, limit: int = 50) -> EpisodePage:
+        """One page of a month's ("YYYY-MM") episodes, newest first; only that page's files are opened."""
+        from memfiles.api import browse
+
+        return browse.page(self.home.paths, self.scope, month, offset, limit)
+
+    def memory_stamp(self) -> tuple[int, int, int]:
+        """A value that changes whenever the scope's MEMORY.md does, for a caller that caches what it read."""
+        from memfiles.api import browse
+
+        return browse.memory_stamp(self.home.paths, self.scope)
+
+    def digests(self) -> list[Digest]:
+        """The scope's monthly digests (what consolidation left of older episodes), newest first."""
+        from memfiles.api import browse
+
+        return browse.digests(self.home.paths, self.scope)
 
     # --- reading ---
 

@@ -1,0 +1,78 @@
+"""`mem ui`: a local viewer of a memory home in the browser (the optional extra `memfiles[ui]`).
+
+It binds 127.0.0.1 only and prints an address with a random token, which the first page exchanges for
+an HttpOnly, SameSite=Strict cookie; every request needs one or the other. Pages read through
+memfiles.api; every action is a POST with a CSRF value and is one API call, so one guarded write and one
+commit, as the CLI makes it. The templates, CSS and JS ship in this package: no CDN, no network.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable
+from typing import Any
+
+from memfiles.errors import UsageError
+
+INSTALL = "pip install 'memfiles[ui]'"
+NEEDED = ("starlette", "uvicorn", "jinja2", "multipart")
+
+
+def require_extra() -> None:
+    """Raise a UsageError (exit 2) naming the extra when the web stack is not installed."""
+    import importlib.util
+
+    missing = [name for name in NEEDED if importlib.util.find_spec(name) is None]
+    if missing:
+        raise UsageError(
+            f"mem ui needs the optional extra 'ui' ({', '.join(missing)} not installed): {INSTALL} "
+            "(into the same environment as mem: pipx inject memfiles starlette uvicorn jinja2 python-multipart)"
+        )
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1:`port` (0: any free port)."""
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be 0-65535, not {port}")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if os.name != "nt":
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}; choose another --port (0: any)") from None
+    sock.listen(64)
+    return sock
+
+
+def serve(
+    home: str | os.PathLike[str] | None,
+    port: int = 0,
+    *,
+    announce: Callable[[str], None],
+    open_browser: bool = True,
+    token: str | None = None,
+) -> None:
+    """Serve the home until interrupted; `announce` hears the address (with its token) once it listens."""
+    require_extra()
+    import uvicorn
+
+    from memfiles.api import open_home
+    from memfiles.ui.app import create_app
+    from memfiles.ui.security import Secrets
+
+    opened = open_home(home)
+    sock = bind(port)
+    actual = sock.getsockname()[1]
+    keys = Secrets(token)
+    app: Any = create_app(opened, keys, [f"127.0.0.1:{actual}", f"localhost:{actual}"])
+    url = f"http://127.0.0.1:{actual}/?token={keys.token}"
+    announce(url)
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(url)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
+    uvicorn.Server(config).run(sockets=[sock])
