@@ -154,6 +154,8 @@ EpisodePolicy = Literal["quarantine", "refuse"]
 
 class GuardSettings(_Section):
     episodes: EpisodePolicy = "quarantine"
+
+
 class RecallSettings(_Section):
     ranking: Literal["hybrid", "lexical"] = "hybrid"
 
