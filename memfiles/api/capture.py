@@ -9,13 +9,13 @@ the hook form is also written to the home's `.cache/capture.log`, which `mem doc
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from memfiles.api.inputs import hook_event
 from memfiles.errors import MemError, RefusedError, UsageError
 from memfiles.outcome import Outcome
 
@@ -126,21 +126,10 @@ def _read(path: Path) -> bytes:
 
 
 def _save(scope: ScopeHandle, made: Draft) -> tuple[Outcome, list[str]]:
-    from memfiles import clock
     from memfiles.ops import capture as saving
-    from memfiles.ops.record import NewEpisode
+    from memfiles.ops.record import from_draft
 
-    new = NewEpisode(
-        summary=made.summary,
-        session=made.session,
-        at=clock.iso(made.started) if made.started else None,
-        ended=clock.iso(made.ended) if made.ended else None,
-        entities=made.entities,
-        events=made.events,
-        outcome=made.outcome,
-        source=saving.SOURCE,
-        transcript=True,
-    )
+    new = from_draft(made, saving.SOURCE)
     name = str(scope.scope)
     try:
         written = saving.save(scope.home.paths, scope.home.config, scope.scope, new)
@@ -193,7 +182,7 @@ def capture_hook(
     from memfiles.api.home import open_home
     from memfiles.ops import capture as saving
 
-    event = _event(payload)
+    event = hook_event(payload)
     cwd = event.get("cwd") if isinstance(event.get("cwd"), str) and event.get("cwd") else None
     opened = open_home(home, cwd=cwd)
     name = str(event.get("hook_event_name") or "hook")
@@ -212,13 +201,3 @@ def capture_hook(
     if done.extract and not done.extract.endswith("proposed"):
         saving.log(opened.paths, name, session, f"extract {done.extract}")
     return done
-
-
-def _event(payload: str) -> dict[str, Any]:
-    try:
-        event = json.loads(payload) if payload.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"hook input is not JSON: {exc.msg}") from None
-    if not isinstance(event, dict):
-        raise UsageError("hook input must be a JSON object")
-    return event

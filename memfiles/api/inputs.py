@@ -135,3 +135,14 @@ def when_text(value: When | None) -> str | None:
     from memfiles import clock
 
     return clock.iso(clock.parse_when(value))
+
+
+def hook_event(payload: str) -> dict[str, Any]:
+    """The JSON object an assistant's hook gets on stdin (empty input: no fields)."""
+    try:
+        event = json.loads(payload) if payload.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"hook input is not JSON: {exc.msg}") from None
+    if not isinstance(event, dict):
+        raise UsageError("hook input must be a JSON object")
+    return event

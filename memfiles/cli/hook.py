@@ -3,11 +3,9 @@ session or the prompt out, at most 9,000 characters (Claude Code keeps hook outp
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from memfiles.errors import UsageError
+from memfiles.api.inputs import hook_event
 
 HOOK_MAX_CHARS = 9000
 
@@ -17,7 +15,7 @@ def hook_text(payload: str, home: Path | None, users: list[str], scopes: list[st
     memory; nothing relevant, nothing. The home is found from the hook's `cwd` (its project's `.mem/`)."""
     from memfiles.api import open_home
 
-    event = _event(payload)
+    event = hook_event(payload)
     cwd = event.get("cwd")
     opened = open_home(home, cwd=cwd if isinstance(cwd, str) and cwd else None)
     chosen = opened.choose_scopes(users, scopes)
@@ -27,13 +25,3 @@ def hook_text(payload: str, home: Path | None, users: list[str], scopes: list[st
     else:
         found = opened.render(chosen, max_chars=HOOK_MAX_CHARS)
     return found.text if found.items else ""
-
-
-def _event(payload: str) -> dict[str, Any]:
-    try:
-        event = json.loads(payload) if payload.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"hook input is not JSON: {exc.msg}") from None
-    if not isinstance(event, dict):
-        raise UsageError("hook input must be a JSON object")
-    return event

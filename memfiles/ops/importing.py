@@ -88,22 +88,12 @@ def _day(at: str | None) -> str | None:
 
 def conversations(paths: Paths, config: Config, scope: Scope, drafts: list[Any], dry_run: bool) -> Imported:
     """Record each conversation draft as an episode of `scope`; one commit for all of them."""
-    from memfiles.ops.record import NewEpisode, add_episodes, validate_episode
+    from memfiles.ops.record import add_episodes, from_draft, validate_episode
 
     result = Imported()
     batch = []
     for made in drafts:
-        new = NewEpisode(
-            summary=made.summary,
-            session=made.session,
-            at=clock.iso(made.started) if made.started else None,
-            ended=clock.iso(made.ended) if made.ended else None,
-            entities=made.entities,
-            events=made.events,
-            outcome=made.outcome,
-            source=SOURCE,
-            transcript=True,
-        )
+        new = from_draft(made, SOURCE)
         try:
             validate_episode(new, config, scope)
         except RefusedError as exc:

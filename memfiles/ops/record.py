@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memfiles import clock
 from memfiles.clock import When
@@ -24,6 +25,9 @@ from memfiles.ops import quarantine
 from memfiles.ops.commit import commit_or_undo, note_written, refuse_during_merge
 from memfiles.ops.writepath import check_text_field
 from memfiles.store.files import atomic_write, scope_lock
+
+if TYPE_CHECKING:
+    from memfiles.capture.summary import Draft
 
 _LISTED_FILES = 50  # files named in a commit message; the rest are counted
 
@@ -157,6 +161,21 @@ def _place(paths: Paths, scope: Scope, episode: Episode) -> tuple[Path, bool]:
         except (OSError, MemError):
             pass  # a broken or unreadable file keeps its name and its bytes; take the next name
         attempt += 1
+
+
+def from_draft(made: Draft, source: str) -> NewEpisode:
+    """The episode a captured or imported transcript becomes: declared a transcript, with its real times."""
+    return NewEpisode(
+        summary=made.summary,
+        session=made.session,
+        at=clock.iso(made.started) if made.started else None,
+        ended=clock.iso(made.ended) if made.ended else None,
+        entities=made.entities,
+        events=made.events,
+        outcome=made.outcome,
+        source=source,
+        transcript=True,
+    )
 
 
 def hold(episode: Episode, config: Config) -> bool:
