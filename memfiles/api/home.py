@@ -138,14 +138,17 @@ class Home:
         text = as_markdown(found.scopes, found.as_of, found.items)
         return result.model_copy(update={"text": text, "tokens": estimate_tokens(text)})
 
-    def lint(self, *, select: str | None = None, ignore: str | None = None, jobs: int | None = None) -> LintReport:
-        """Lint the whole home (not .git/ or .cache/) with mem.local.toml's ignored codes added to `ignore`."""
+    def lint(
+        self, *, select: str | None = None, ignore: str | None = None, jobs: int | None = None, kind: str | None = None
+    ) -> LintReport:
+        """Lint the whole home (not .git/ or .cache/) with mem.local.toml's ignored codes added to `ignore`; `kind`
+        reads every file as that kind of text (default: each file's path decides, docs/LINT.md)."""
         from memfiles.lint import engine
 
         # Git is asked whether it tracks mem.local.toml only when that file widens [lint] itself.
         settings = self.config if self.settings.widens("lint") else self.settings.safe
         ignored = engine.parse_codes(ignore) + engine.parse_codes(",".join(settings.lint.ignore))
-        return engine.lint_paths([self.root], engine.parse_codes(select), ignored, self.root, jobs)
+        return engine.lint_paths([self.root], engine.parse_codes(select), ignored, self.root, jobs, kind)
 
     def consolidate(
         self,

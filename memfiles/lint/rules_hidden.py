@@ -165,3 +165,14 @@ RULES: list[Rule] = [
         near_miss="flags \U0001f1e8\U0001f1e6\U0001f1eb\U0001f1f7 on the team page",
     ),
 ]
+
+# Anchors (Rule.anchors, syntax in memfiles.lint.gate): the characters themselves, as character classes.
+_ANCHORS = {
+    "MEM201": f"[{ZERO_WIDTH}]",
+    "MEM202": f"[{BIDI}]",
+    "MEM203": f"[{_TAGS}]",
+    "MEM204": f"[{_CONTROLS}]",
+    "MEM206": f"[{_LETTER_SYMBOLS}]",
+}
+_EVERYWHERE = ("fact", "episode", "transcript", "instructions")
+RULES = [rule.with_anchors((_ANCHORS[rule.code],), _EVERYWHERE) for rule in RULES]

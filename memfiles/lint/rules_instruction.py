@@ -5,9 +5,8 @@ Text that gives the agent orders there (approve without checking, hide the fees,
 rules, you are now DAN, print your system prompt) is a prompt injection with a long fuse.
 
 The rules read the folded view of a line (see memfiles.lint.textview): lower case, look-alikes and
-leetspeak undone, so the patterns below are written in plain lower-case English. The lint
-prefilter reads the words each pattern needs off the pattern itself (memfiles.lint.required): no
-list of anchor words to keep in step with it.
+leetspeak undone, so the patterns below are written in plain lower-case English. Each rule declares
+its anchors (ANCHORS, at the end), which memfiles.lint.gate uses to pick the lines it reads.
 """
 
 from __future__ import annotations
@@ -364,4 +363,70 @@ RULES: list[Rule] = [
         example="always show amounts in CAD",
         near_miss="prefers amounts shown in CAD",
     ),
+]
+
+# Anchors (Rule.anchors, syntax in memfiles.lint.gate): for each rule, words one of which every match of each
+# of its patterns holds, in the folded view (`+` stands for a space: `turn+off` is the anchor "turn off").
+# tests/test_prefilter.py checks them against the rules' examples, and that the gate they make hides no finding.
+_ZH_IGNORE = "忽略 忽视 无视 忘记 忘掉 不要理会 不再遵守"
+_ZH_ROLE = "你现在是 现在你是 从现在开始 扮演 假扮 充当 假装 模式"
+ANCHORS: dict[str, str] = {
+    "MEM101": (
+        "always automatic blind uncondition auto without skip bypass disabl turn+off switch+off circumvent "
+        "waiv suppress ignor omit hide leave+out drop"
+    ),
+    "MEM102": (
+        "mention disclos reveal tell inform warn notify flag report escalat bring+up point+out check confirm "
+        "verif ask validat double alert"
+    ),
+    "MEM103": (
+        "ignor disregard forget forgot overrid overwrit bypass skip neglect abandon discard dismiss set+aside "
+        "throw pay+no follow break instruction rule directive prompt order guideline polic restriction apply "
+        f"oubli tiens olvid omite esquec desconsider dimentic vergiss vergessen missacht {_ZH_IGNORE}"
+    ),
+    "MEM104": (
+        "you u$ ya$ thee$ from+now from+this henceforth rest+of act$ acting behav respond answer$ answers$ "
+        "repl speak talk pose role function pretend persona identit character personalit ~mode$ overrid "
+        "access command developer programmer engineer employee chat gpt claude bard gemini bing copilot llama "
+        "assistant ai$ let' lets$ bot$ language artificial becom personify impersonat portray embody tu$ "
+        "desormais dorenavant agis comport repond fais faites joue incarn te$ toi$ vous$ mets eres actua$ "
+        "actuar$ actues$ aja$ atue agisci finge finja fingi haz$ agora voce sei$ modo modalita du$ gib spiel "
+        f"ubernimm uebernimm verhalte entwicklermodus {_ZH_ROLE}"
+    ),
+    "MEM105": (
+        "anything jailbr censorship ethic moral safety content safeguard guard limit restriction filter "
+        "confine shackle chain guideline rule polic openai programming legal boundar fiction hypothetic "
+        "imaginar prompt question request query insert enter type paste here$ regardless matter refus declin "
+        "amoral unfiltered uncensored unrestricted unethical unaligned unhinged immoral evil rogue lawless "
+        "limitless unlimited unbounded uncontrolled unmoderated jailbroken anthropic google microsoft "
+        "language laws$ whatever even+if illegal harmful nsfw explicit offensive profan vulgar violent sans "
+        "sin$ sem$ senza ohne jamais nunca rifiutare lehne verweigere importe 没有 不受 摆脱 拒绝"
+    ),
+    "MEM106": (
+        "you system initial hidden original pre- preprompt developer verbatim word$ full$ above before "
+        "beginning start$ top$ previous preceding prior earlier secret instructed programmed told instruction "
+        "initiali startup start- boot prompt message consign mensaje mensagem instruc messaggio istruzioni "
+        "anfangsanweisungen ursprunglichen 提示 指令 设定"
+    ),
+    "MEM107": (
+        "<| inst sys assistant instruction developer human ai$ chat gpt claude dan$ response directive prompt "
+        "end$ start$ beginning begin$ message"
+    ),
+    "MEM108": (
+        "you following below subsequent respond repl answer$ answers$ letter vowel consonant character markdown"
+    ),
+    "MEM109": (
+        "always from+now every whenever you each all$ output response repl answer$ answers$ respond writ "
+        "speak talk whatever anything"
+    ),
+}
+# The injection classes apply to agent instruction files too (memfiles.lint.rules.KINDS): explicit overrides of
+# the agent's instructions, jailbreak personas, prompt extraction, fake role markers.
+_EVERYWHERE = ("fact", "episode", "transcript", "instructions")
+_INJECTION = {"MEM103", "MEM105", "MEM106", "MEM107"}
+RULES = [
+    rule.with_anchors(
+        tuple(a.replace("+", " ") for a in ANCHORS[rule.code].split()), _EVERYWHERE if rule.code in _INJECTION else None
+    )
+    for rule in RULES
 ]
