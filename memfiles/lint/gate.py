@@ -66,7 +66,7 @@ class Gate:
         # then reads each character once where it would try every anchor in turn (20 times faster).
         parts = []
         if words or whole:
-            parts.append(r"(?<![^\W_])" + _trie({w: w in words for w in words | (whole - words)}))  # after `_` too
+            parts.append(r"\b" + _trie({w: w in words for w in words | (whole - words)}))
         if symbols:
             parts.append(_trie({s: s not in symbol_whole for s in symbols}))
         if classes:  # one class of all the hidden characters: one test a character

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from itertools import accumulate
 
-from memfiles.lint import rules_encoded, rules_exfil, rules_hidden, rules_instruction, rules_secrets
+from memfiles.lint import rules_attacks, rules_encoded, rules_exfil, rules_hidden, rules_instruction, rules_secrets
 from memfiles.lint.findings import ERROR, WARNING, Finding, LazyPattern, Rule
 from memfiles.lint.gate import gate_of
 from memfiles.lint.textview import fold
@@ -48,11 +48,13 @@ HTML_COMMENT = Rule(
 
 RULES: list[Rule] = [
     *rules_instruction.RULES,
+    *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM1")),
     *rules_hidden.RULES,
     HTML_COMMENT,
     *rules_encoded.RULES,
     *rules_secrets.RULES,
     *rules_exfil.RULES,
+    *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM4")),
 ]
 BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}
 _ORDER: dict[str, int] = {rule.code: index for index, rule in enumerate(RULES)}

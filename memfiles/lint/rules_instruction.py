@@ -416,7 +416,7 @@ ANCHORS: dict[str, str] = {
         "you following below subsequent respond repl answer$ answers$ letter vowel consonant character markdown"
     ),
     "MEM109": (
-        "always from+now every whenever you each all$ output response repl answer$ answers$ respond writ "
+        "~always ~from+now ~every ~whenever you each all$ output response repl answer$ answers$ respond writ "
         "speak talk whatever anything"
     ),
 }
