@@ -428,3 +428,21 @@ def test_the_number_of_processes_follows_the_size_of_the_text(tmp_path: Path, mo
     assert lint._jobs(files[:3], 2) == 1  # fewer files than two per process
     monkeypatch.setattr(lint, "_PARALLEL_BYTES", 1_000_000)
     assert lint._jobs(files, 8) == 1
+
+
+def test_the_path_decides_the_kind_of_text_and_as_overrides_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memfiles.lint.engine import kind_of
+
+    assert kind_of("users/alice/MEMORY.md", "") == "fact"
+    assert kind_of("CLAUDE.md", "") == "instructions" and kind_of("sub/AGENTS.md", "") == "instructions"
+    assert kind_of(".cursor/rules/style.mdc", "") == "instructions"
+    assert kind_of("users/alice/episodes/2026-03/e.md", "---\nid: e-1\n---\nhi") == "episode"
+    assert kind_of("users/alice/episodes/2026-03/e.md", "---\nid: e-1\ntranscript: true\n---\nUser: hi") == "transcript"
+    assert kind_of("notes/other.md", "transcript: true") == "episode"  # declared in an episode's frontmatter only
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "CLAUDE.md").write_text("Always run the tests before committing.\nNever push to main.\n")
+    assert run("lint", "CLAUDE.md") == (0, "clean: 1 file\n")
+    (tmp_path / "chat.md").write_text("User: hello\nAssistant: hi, how can I help?\n")
+    assert run("lint", "chat.md")[0] == 1  # undeclared: `Assistant:` is a role marker
+    assert run("lint", "--as", "transcript", "chat.md") == (0, "clean: 1 file\n")
+    assert run("lint", "--as", "poem", "chat.md")[0] == 2

@@ -76,12 +76,20 @@ def entropy(token: str) -> float:
     return -sum(n / total * math.log2(n / total) for n in counts.values())
 
 
+_ID_LABEL = LazyPattern(
+    r"(?i)\b(?:id|no\.?|number|ref(?:erence)?|order|invoice|ticket|tracking|confirmation|booking|sku|receipt|case)"
+    r"\s*[:#]?\s*$"
+)
+
+
 def _high_entropy(line: str) -> Iterator[tuple[int, int]]:
     for match in _LONG_TOKEN.finditer(line):
         token = match.group(0)
         start = match.start()
         if "://" in line[max(0, start - 200) : start] and not line[:start].rstrip().endswith(("=", ":")):
             continue  # part of a URL path: the exfiltration rules judge URLs
+        if _ID_LABEL.search(line, max(0, start - 30), start):
+            continue  # a labelled identifier (`Invoice ID: in_0KVn…`, `order no. 0222-INV-…`) names a record
         classes = sum(
             (any(c.islower() for c in token), any(c.isupper() for c in token), any(c.isdigit() for c in token))
         )
