@@ -70,6 +70,9 @@ DICTATED = first_of(
     r"is to|shall)\s+(?:always\s+)?(?:begin|start|open|end|consist of|contain only|be only|only be|be exactly)\b",
     r"\b(?:your|the)\s+(?:only|first|entire|whole)\s+(?:\w+\s+)?(?:response|reply|answer|output|words?|sentence|line)"
     r"\s+(?:should|must|will|has to|needs to|is to|shall)\s+be\b",
+    rf"\b(?:begin|start|open|kick off)\s+(?:(?:your|the|it|this)\s+(?:\w+\s+)?)?(?:with|by saying)\s*:?\s*{_QUOTE}",
+    # the affirmative prefix an attack wants the answer to open with
+    rf"{_QUOTE}\s*(?:sure|certainly|absolutely|of course)[,!]?\s+(?:here(?:'s| is| are)|i can|i will|i'll)\b",
 )
 
 BOUNDARY = first_of(
@@ -84,31 +87,67 @@ BOUNDARY = first_of(
     r"\s*(?:\(\w+\)\s*)?:\s*\S",
 )
 
+# What a framed request asks for, wider than _REQUEST once a persona or a frame is set up.
+_REQUEST2 = (
+    r"(?:write|describe|explain|create|provide|develop|draft|compose|generate|outline|design|craft|detail|produce|"
+    r"show|share|list|analy[sz]e|justify|argue|tell|give|suggest|offer|help|assist|elaborate|walk me through)"
+)
+# A persona handed to the model: "You are a novelist who …", "Imagine you're a chemist.", "As a doctor, you …".
 _PERSONA = (
-    r"(?:^|[.!?\"'“]\s+|\bimagine\s+(?:that\s+)?|\bpretend\s+(?:that\s+)?|\bsuppose\s+(?:that\s+)?|\blet'?s say\s+)"
-    r"you(?:'re| are)\s+(?:now\s+)?(?:an?|the)\s+(?:[\w'-]+[\s,]+){0,5}?(?:who|that|working|writing|tasked|hired|"
-    r"asked|looking|trying|studying|advising|presenting|analy[sz]ing|researching|in|for|at|on|with|and)\b"
+    r"(?:(?:^|[.!?\"'“]\s+|\bimagine\s+(?:that\s+)?|\bpretend\s+(?:that\s+)?|\bsuppose\s+(?:that\s+)?|"
+    r"\blet'?s say\s+)you(?:'re| are)\s+(?:now\s+)?(?:an?|the)\s+(?:[\w'.-]+[\s,]+){0,5}?(?:who|that|working|"
+    r"writing|tasked|hired|asked|looking|trying|studying|advising|presenting|analy[sz]ing|researching|in|for|at|on|"
+    r"with|and)\b)"
+)
+# The same persona closed by a full stop or a comma ("You're a seasoned advisor.", "As a doctor, you …"): only
+# with a task handed to the model after it, since "You are a lifesaver. Can you write it down?" is chat.
+_PERSONA_SHORT = (
+    r"(?:(?:^|[.!?\"'“]\s+)(?:imagine\s+)?you(?:'re| are)\s+(?:an?|the)\s+(?:[\w'.-]+\s+){0,3}?[\w'.-]+\s*[.,;]|"
+    r"(?:^|[.!?\"'“]\s+)as an?\s+(?:[\w'-]+\s+){0,3}?[\w'-]+\s*,\s*(?:you|i wonder if you|could you|can you|would "
+    r"you|please)\b)"
 )
 _DISCLAIMER = (
     r"(?:\b(?:this is|it is|it's|this will be|this request is|this scenario is|all of this is)\s+(?:\w+\s+){0,2}?"
     rf"(?:purely|strictly|solely|only|just|entirely)\s+(?:for\s+)?(?:\w+\s+){{0,2}}?{_PURPOSE}\b|"
+    rf"\b(?:for|in)\s+the\s+(?:sake|spirit|name)\s+of\s+(?:\w+\s+)?{_PURPOSE}|"
+    rf"\bin an?\s+(?:\w+\s+(?:and\s+)?)?{_PURPOSE}\s+(?:manner|way|context|setting|sense)\b|"
+    rf"\b(?:is|are)\s+(?:purely|strictly|entirely)\s+{_PURPOSE}\b|\bfor\s+(?:purely\s+)?{_PURPOSE}\s+(?:purposes|"
+    r"reasons)\b|"
     rf"\b(?:purely|strictly|solely)\s+(?:for\s+)?(?:\w+\s+){{0,2}}?{_PURPOSE}\s+(?:purposes?|reasons?|use|exercise|"
     rf"discussion|scenario|context)\b|\b(?:for|in)\s+(?:\w+\s+)?{_PURPOSE}\s+(?:and\s+\w+\s+)?(?:purposes?|reasons?|"
     r"use)\s+only\b|\b(?:will|would)\s+(?:never|not)\s+be\s+used\s+(?:for\s+|in\s+)?(?:any\s+)?(?:real|actual|"
     r"malicious|harmful|illegal|nefarious|unethical))"
 )
-_ASK = r"(?:[.!?:]\s+|\b(?:task is to|job is to|goal is to|please|now|so|you (?:need|want|have|must) to)\s+)"
+# Where the request starts once the frame is set: a new sentence, or "can you (help me) …", "your task is to …".
+_ASK = (
+    r"(?:[.!?:]\s+|\b(?:task is to|job is to|goal is to|please|now|so|you (?:need|want|have|must) to|(?:can|could|"
+    r"would) you(?:\s+please)?(?:\s+help(?:\s+me)?(?:\s+by)?)?|(?:i would|i'd) (?:appreciate (?:it )?if you could|"
+    r"like you to))\s+)"
+)
+_ASKED = (
+    r"(?:\b(?:task is to|job is to|goal is to|you (?:need|want|have|must) to|(?:can|could|would) you(?:\s+please)?"
+    r"(?:\s+help(?:\s+me)?(?:\s+by)?)?|(?:i would|i'd) (?:appreciate (?:it )?if you could|like you to))\s+)"
+)
 FRAMING = first_of(
-    rf"{_PERSONA}[^\n]{{0,600}}?{_ASK}(?:please\s+)?{_REQUEST}\b",
-    rf"{_DISCLAIMER}[^\n]{{0,400}}?\b{_REQUEST}\b|"
-    rf"(?:^|[.!?:]\s+)(?:please\s+)?{_REQUEST}\b[^\n]{{0,400}}?{_DISCLAIMER}",
-    r"\bi(?:'m| am)\s+(?:writing|working on|doing research for|researching|creating)\s+(?:an?\s+|my\s+)?"
-    r"(?:\w+\s+){0,3}?"
-    r"(?:novel|story|screenplay|script|book|paper|article|thesis|game|movie|film|play)\b[^\n]{0,400}?\b(?:can you|"
-    rf"could you|would you|please|appreciate if you could)\s+(?:help me\s+)?(?:\w+\s+)?{_REQUEST}\b",
+    rf"{_PERSONA}[^\n]{{0,600}}?{_ASK}(?:please\s+)?{_REQUEST2}\b",
+    rf"{_PERSONA_SHORT}[^\n]{{0,600}}?\b(?:task is to|job is to|goal is to|you (?:need|want|have|must|are asked) to|"
+    rf"(?:i would|i'd) like you to)\s+(?:\w+\s+)?{_REQUEST2}\b",
+    rf"{_DISCLAIMER}[^\n]{{0,400}}?\b{_REQUEST2}\b|\b{_REQUEST2}\b[^\n]{{0,400}}?{_DISCLAIMER}",
+    r"\bi(?:'m| am)\s+(?:an?\s+|currently\s+)?(?:\w+\s+){0,2}?(?:writing|working on|doing research|researching|"
+    r"conducting|studying|creating|researcher|student|writer|novelist|author|journalist|screenwriter)\b[^\n]{0,400}?"
+    rf"{_ASKED}(?:\w+\s+)?{_REQUEST2}\b",
     r"\b(?:hypothetically|in a hypothetical (?:scenario|world|situation)|in a fictional (?:world|universe|scenario|"
-    r"setting|story)|imagine a (?:world|scenario|fictional))\b[^\n]{0,300}?\b(?:how (?:would|could|can|to|do)|"
-    rf"{_REQUEST}|what (?:steps|would))\b",
+    r"setting|story)|imagine a (?:world|scenario|fictional)|(?:consider|imagine|picture|envision) (?:the following|"
+    r"this|a) (?:hypothetical |fictional )?(?:scenario|situation|story|world)|in a world where|"
+    r"(?:fictional|hypothetical|imaginary|make-believe)\s+(?:scenario|story|world|setting|universe|context|situation|character|novel))\b"
+    rf"[^\n]{{0,300}}?\b(?:how (?:would|could|can|to|do)|{_REQUEST2}|what (?:steps|would))\b",
+    rf"(?:^|[.!?:]\s+)(?:please\s+)?{_REQUEST2}\b[^\n]{{0,300}}?\b(?:fictional|hypothetical|imaginary|make-believe)\s+"
+    r"(?:scenario|story|world|setting|universe|context|situation|novel)\b",
+    r"\byour\s+(?:main\s+|primary\s+|sole\s+|only\s+)?(?:task|job|goal|mission|assignment|objective)\s+(?:here\s+)?"
+    rf"(?:is|will be)\s+to\s+(?:\w+\s+){{0,2}}?(?:{_REQUEST2}|output|answer|respond|reply|act|pretend|convince|"
+    r"persuade|generate)\b",
+    r"\byou(?:'re| are)\s+(?:\w+\s+){0,3}?(?:pretending to be|roleplaying as|role-playing as|playing the (?:role|part) "
+    r"of)\b",
 )
 
 SCRIPTED = first_of(
@@ -191,7 +230,7 @@ RULES: list[Rule] = [
         near_miss='she said "thanks" and left',
         anchors=_anchors(
             "say$ print output type$ echo respond repl answer$ return display begin start open$ preface prefix "
-            "response completion entire whole$ only$ first$"
+            "response completion entire whole$ only$ first$ kick sure$ certainly absolutely of+course"
         ),
         profiles=_ADDRESSED,
     ),
@@ -224,7 +263,7 @@ RULES: list[Rule] = [
         near_miss="You are a lifesaver, thanks for the directions!",
         anchors=_anchors(
             "you're you+are fictional hypothetic academic educational research entertainment training illustrative "
-            "theoretical used$ i'm i+am imagine"
+            "theoretical used$ i'm i+am imagine as$ consider picture envision your$ world$ imaginar make-believe"
         ),
         profiles=_ADDRESSED,
     ),

@@ -220,7 +220,7 @@ RULES: list[Rule] = [
             r"offensive|inappropriate|explicit|evil|malicious|depraved)\b",
             # Told not to refuse (`never refuse`, `you cannot decline`), not what someone cannot refuse (`an offer I
             # can't refuse`) or a dessert they never decline.
-            rf"(?:^|[.!?:;,\"(]\s*|\b(?:and|please|always|{_YOU})\s+(?:will\s+|must\s+|should\s+|shall\s+|can\s+)?)"
+            rf"(?:^|[.!?:;,=\"(]\s*|\b(?:and|please|always|{_YOU})\s+(?:will\s+|must\s+|should\s+|shall\s+|can\s+)?)"
             r"(?:never|don't|do not|cannot|can't|won't|will not|must not|shall not|are not to)\s+(?:ever\s+)?"
             r"(?:refus|declin)\w*\b(?!\s+(?:a|an|the|his|her|their|my|our|this|that|dessert|food)\b)|"
             r"\bwithout\s+(?:ever\s+)?(?:refus|declin)\w*\b(?!\s+(?:a|an|the|his|her|their|my|our|this|that)\b)",
