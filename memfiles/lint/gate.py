@@ -8,8 +8,8 @@ letters, other scripts). A line is examined by the rules whose anchors it holds,
 
 Anchor syntax: a word prefix (`ignor` matches ignore, ignored, ignoring), a whole word (`pin$`), a
 string found anywhere when it does not start with an ASCII letter or digit (`//`, `<|`, `忽略`) or
-when it is written `~mode` (`~mode$`: anywhere, but ending a word), or a character class `[...]`
-(hidden characters). Tokens of 24 characters or more (keys, Base64) are found apart, by one more
+when it is written `~mode` (`~mode$`: anywhere, but ending a word), or any character of a class,
+written `chars:[...]` (hidden characters). Tokens of 24 characters or more (keys, Base64) are found apart, by one more
 expression: a rule that judges such tokens names the anchor `LONG_TOKEN`.
 
 That the gate never hides a finding is a property test (tests/test_prefilter.py), and each rule's
@@ -28,6 +28,7 @@ from memfiles.lint.findings import Rule
 from memfiles.lint.textview import fold
 
 LONG_TOKEN = "<long token>"
+CHARS = "chars:"  # an anchor `chars:[…]`: any character of the class
 _LONG = re.compile(r"[a-z0-9+/_=-]{24,}")
 
 
@@ -48,8 +49,8 @@ class Gate:
             for anchor in rule.anchors:
                 if anchor == LONG_TOKEN:
                     continue
-                if len(anchor) > 2 and anchor.startswith("[") and anchor.endswith("]"):
-                    classes.setdefault(anchor, set()).add(rule)
+                if anchor.startswith(CHARS):
+                    classes.setdefault(anchor.removeprefix(CHARS), set()).add(rule)
                     continue
                 text = anchor.removesuffix("$") if len(anchor) > 1 else anchor
                 text = text.removeprefix("~") if len(text) > 1 else text

@@ -47,6 +47,7 @@ _WITHHOLD = (  # in the form of an order: `never ask`, not `never asked`
 # An order not to (`never mention`), not what someone cannot or will not do (`can't tell`, `won't tell`), nor the
 # idiom `not to mention`.
 _NEG = r"(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|no need to|not to(?! mention\b))"
+_NOT_A_SUBJECT = r"(?<!\bi )(?<!\bwe )(?<!\bhe )(?<!\bshe )(?<!\bthey )"
 # Whom a secret between people is kept from: `don't tell anyone`, `don't tell me you forgot`.
 _PEOPLE = r"(?:anyone|anybody|a soul|nobody|mom|dad|my|your|his|her|him|them|me|us|people|everyone|mum|ma)"
 _MODES = (
@@ -88,7 +89,11 @@ RULES: list[Rule] = [
         "hiding fees or skipping verification is how a poisoned memory turns into harm",
         "record what the user prefers ('prefers short answers'), not what the agent must withhold",
         first_of(
-            rf"\b{_NEG}\s+(?:ever\s+|\w+ly\s+)?{_WITHHOLD}\b(?!\s+{_PEOPLE}\b)",
+            # An order, not a habit (`I never ask`, `we don't mention it`); a secret kept from someone (`don't tell
+            # anyone`) is not one, a check skipped for someone is (`don't ask me to confirm`).
+            rf"{_NOT_A_SUBJECT}\b{_NEG}\s+(?:ever\s+|\w+ly\s+)?(?:mention|disclose|reveal|tell|inform|warn|notify|flag|"
+            rf"report|escalate|bring up|point out|alert)\b(?!\s+{_PEOPLE}\b)",
+            rf"{_NOT_A_SUBJECT}\b{_NEG}\s+(?:ever\s+|\w+ly\s+)?(?:check|confirm|verify|ask|validate|double.check)\b",
             r"\b(?:avoid|refrain from)\s+(?:ever\s+)?(?:mention|disclos|reveal|tell|inform|warn|notify|flag|report|"
             r"escalat|bring|point|check|confirm|verify|ask|validat|double.check|alert)\w*ing\b",
         ),
