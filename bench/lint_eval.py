@@ -190,6 +190,14 @@ def throughput() -> None:
             check(value, where="fact")
             times.append(time.perf_counter() - start)
     print(f"guard of one value: median {statistics.median(times) * 1e3:.3f} ms, max {max(times) * 1e3:.2f} ms")
+    import subprocess
+
+    code = (
+        "import time; from memfiles.api.guard import check; t = time.perf_counter(); "
+        "check('prefers email over SMS', where='fact'); print((time.perf_counter() - t) * 1e3)"
+    )
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    print(f"guard of one value, first call in a fresh process (the gate compiled): {float(first.stdout):.2f} ms")
     episodes_10k = _episode_texts(10_000)
     small = [data[:600] + b"\n" for data in episodes_10k[:1000]]
     elapsed, found = _lint_folder(small, "s")
