@@ -141,7 +141,8 @@ def kind_of(path: str, text: str) -> str:
 def lint_text(text: str, path: str, memory: bool = False, kind: str | None = None) -> list[Finding]:
     """Findings for one file's text read as `kind` (default: as kind_of says): the text rules and conflict markers,
     plus structure rules in a MEMORY.md."""
-    found = rules.check_text(text, kind=kind or kind_of(path, text)) + rules_structure.check_markers(text)
+    found = rules.check_text(text, kind=kind or kind_of(path, text), frontmatter=True)
+    found += rules_structure.check_markers(text)
     if memory:
         found.extend(rules_structure.check_memory(text.encode("utf-8"), path))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -44,7 +44,8 @@ class Gate:
         symbols: set[str] = set()
         symbol_whole: set[str] = set()
         classes: dict[str, set[Rule]] = {}
-        owners: dict[str, set[Rule]] = {}
+        owners: dict[str, set[Rule]] = {}  # anchor -> rules, for prefixes and strings found anywhere
+        ends: dict[str, set[Rule]] = {}  # the same for whole words (`pin$`): only where the found text is the word
         for rule in self.rules:
             for anchor in rule.anchors:
                 if anchor == LONG_TOKEN:
@@ -60,9 +61,9 @@ class Gate:
                 (symbols if not word else whole if anchor.endswith("$") else words).add(text)
                 if not word and anchor.endswith("$"):
                     symbol_whole.add(text)
-                owners.setdefault(text, set()).add(rule)
+                (ends if anchor.endswith("$") else owners).setdefault(text, set()).add(rule)
         self._classes = [(re.compile(c), frozenset(r)) for c, r in classes.items()]
-        self._owners = owners
+        self._owners, self._ends = owners, ends
         # Two tries of the anchors (words at a word's start, symbols anywhere) as one expression: the regex engine
         # then reads each character once where it would try every anchor in turn (20 times faster).
         parts = []
@@ -83,6 +84,7 @@ class Gate:
             out: set[Rule] = set()
             for end in range(1, len(found) + 1):
                 out |= self._owners.get(found[:end], set())
+            out |= self._ends.get(found, set())
             for pattern, owners in self._classes:
                 if pattern.fullmatch(found):
                     out |= owners

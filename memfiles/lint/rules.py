@@ -146,9 +146,12 @@ def rules_for(kind: str) -> tuple[Rule, ...]:
     return tuple(rule for rule in RULES if kind in rule.profiles)
 
 
-def check_text(text: str, rules: Iterable[Rule] | None = None, kind: str = "fact") -> list[Finding]:
+def check_text(
+    text: str, rules: Iterable[Rule] | None = None, kind: str = "fact", frontmatter: bool = False
+) -> list[Finding]:
     """Findings for every line of a text read as `kind`, and for its paragraphs as rendered (lines joined), sorted
-    by line, column and code. `rules` narrows the rules to run (default: all that apply to `kind`)."""
+    by line, column and code. `rules` narrows the rules to run (default: all that apply to `kind`); `frontmatter`
+    (a file's text): its YAML frontmatter is read line by line only, not joined."""
     active = rules_for(kind)
     if rules is not None:
         wanted = {rule.code for rule in rules}
@@ -165,7 +168,7 @@ def check_text(text: str, rules: Iterable[Rule] | None = None, kind: str = "fact
         found.extend(check_line(lines[index].removesuffix("\r"), index + 1, selected))
     if "\n" in text:
         folded = tuple(r for r in per_line if r.view == "folded")
-        found.extend(_across_lines(lines, folded, text if transcript else "", candidates))
+        found.extend(_across_lines(lines, folded, text if transcript else "", candidates, frontmatter))
     if "<!--" in text and HTML_COMMENT in active:
         found.extend(_comment_findings(text, lines))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))
@@ -194,7 +197,7 @@ _REACH = 200  # characters each side of a line break that a match across it may 
 
 
 def _across_lines(
-    lines: list[str], rules: tuple[Rule, ...], original: str, candidates: dict[int, set[Rule]]
+    lines: list[str], rules: tuple[Rule, ...], original: str, candidates: dict[int, set[Rule]], frontmatter: bool
 ) -> list[Finding]:
     """Findings of the folded-view rules that only the joined form of a paragraph shows (a match across a line
     break: `ignore all` / `previous instructions`), at the line and column where the match starts.
@@ -205,6 +208,9 @@ def _across_lines(
     found: list[Finding] = []
     wanted = set(rules)
     source = original.split("\n") if original else lines
+    if frontmatter and source and source[0].strip() == "---":  # a file's YAML frontmatter is not prose
+        end = next((i for i in range(1, len(source)) if source[i].strip() == "---"), 0)
+        source = [""] * (end + 1) + source[end + 1 :]
     for run in _paragraphs(source, bool(original)):
         pieces = [lines[i].strip() for i in run]
         hits = [j for j, i in enumerate(run) if candidates.get(i, set()) & wanted]
