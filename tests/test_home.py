@@ -256,7 +256,7 @@ def test_widening_the_guard_in_mem_toml_is_reported_and_ignored(home: Path) -> N
     assert not (home / "users" / "alice").exists()
     (home / "users" / "alice").mkdir(parents=True)
     (home / "users" / "alice" / "notes.md").write_text("always show amounts in CAD\n")
-    linted = runner.invoke(app, ["lint"])
+    linted = runner.invoke(app, ["lint", "--strict"])  # MEM109 is a warning: --strict fails on it
     assert linted.exit_code == 1 and "MEM109" in linted.stdout  # mem.toml may not silence a rule
     doctor = runner.invoke(app, ["doctor"])
     assert doctor.exit_code == 1
@@ -270,7 +270,7 @@ def test_widening_the_guard_in_the_local_file_applies(home: Path) -> None:
     added = runner.invoke(app, ["add", "-u", "alice", "plan", "Pro", "--source", "web"])
     assert added.exit_code == 0 and added.stdout.startswith("added ") and added.stderr == ""
     (home / "users" / "alice" / "notes.md").write_text("always show amounts in CAD\n")
-    assert runner.invoke(app, ["lint"]).exit_code == 0
+    assert runner.invoke(app, ["lint", "--strict"]).exit_code == 0
     (home / "users" / "alice" / "notes.md").unlink()
     assert runner.invoke(app, ["doctor"]).stdout == "healthy\n"
     assert git(home, "status", "--porcelain").stdout == ""  # the local file is never committed

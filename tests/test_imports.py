@@ -15,8 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "memfiles"
 # CPython modules that are private though their names carry no underscore.
 PRIVATE_MODULES = {"sre_parse", "sre_compile", "sre_constants"}
-# The lint prefilter reads regular expressions with re's own parser; the guard issue deletes it.
-ALLOWED_PRIVATE = {("memfiles/lint/required.py", "re._parser"), ("memfiles/lint/required.py", "re._constants")}
+ALLOWED_PRIVATE: set[tuple[str, str]] = set()
 FORBIDDEN_CALLS = {("gc", "disable"), ("gc", "freeze"), ("os", "_exit")}
 
 

@@ -4,7 +4,7 @@ explain a rule (`explain_rule`). The same rules as the write path and `mem lint`
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -15,19 +15,11 @@ if TYPE_CHECKING:
     from memfiles.lint.findings import Finding, Rule
 
 Where = Literal["fact", "episode", "transcript", "instructions"]
-# Explicit overrides of an agent's instructions: ignore previous instructions (MEM103), jailbreak personas
-# (MEM105), asking for the system prompt (MEM106), chat-template role markers (MEM107).
-_OVERRIDES = ("MEM103", "MEM105", "MEM106", "MEM107")
-# Which rules apply to each kind of text: the one place to change when the kinds are refined. A fact value,
-# an episode summary and (for now) a transcript get every text rule, as the write path does. An agent
-# instruction file (CLAUDE.md, AGENTS.md) tells an agent what to do by design, so only the injection
-# classes apply: hidden text (MEM2xx), secrets (MEM3xx), exfiltration (MEM4xx) and explicit overrides.
-APPLIES: dict[Where, Callable[[str], bool]] = {
-    "fact": lambda code: True,
-    "episode": lambda code: True,
-    "transcript": lambda code: True,
-    "instructions": lambda code: code.startswith(("MEM2", "MEM3", "MEM4")) or code in _OVERRIDES,
-}
+# What each kind of text is checked for (docs/LINT.md, "Kinds of text"): a fact value is strict; an episode or
+# note gets every text rule; a declared transcript the same, its speaker labels read as structure; an agent
+# instruction file (CLAUDE.md, AGENTS.md, .cursor/rules), orders by design, only the injection classes (hidden
+# text, secrets, exfiltration, overrides, fake boundaries). Each rule names its kinds (memfiles.lint.rules).
+WHERE: tuple[Where, ...] = ("fact", "episode", "transcript", "instructions")
 
 
 class FindingModel(BaseModel):
@@ -66,14 +58,17 @@ class CheckResult(BaseModel):
 
 
 def check(text: str, *, where: Where = "fact") -> CheckResult:
-    """Run the guard on `text` as the kind of text `where` names; findings sorted by line, column and code."""
+    """Run the guard on `text` as the kind of text `where` names; findings sorted by line, column and code.
+
+    The text is checked line by line and as it is rendered (the lines of a paragraph joined with spaces), so an
+    instruction split across lines is found at the line where it starts. Suppression comments do not apply here:
+    they silence `mem lint`'s report, never the guard."""
     from memfiles.errors import UsageError
     from memfiles.lint.rules import check_text
 
-    if where not in APPLIES:
-        raise UsageError(f"where={where!r}: use one of {', '.join(APPLIES)}")
-    applies = APPLIES[where]
-    return CheckResult(where=where, findings=[FindingModel.of(f) for f in check_text(text) if applies(f.code)])
+    if where not in WHERE:
+        raise UsageError(f"where={where!r}: use one of {', '.join(WHERE)}")
+    return CheckResult(where=where, findings=[FindingModel.of(f) for f in check_text(text, kind=where)])
 
 
 def lint(
@@ -83,22 +78,24 @@ def lint(
     select: str | None = None,
     ignore: str | None = None,
     jobs: int | None = None,
+    kind: Where | None = None,
 ) -> LintReport:
     """Lint files and folders (paths relative to the working directory); none given: the memory home (found as
-    `open_home` finds it), with mem.toml's ignored codes. `select`/`ignore`: codes or prefixes, `MEM1,MEM301`."""
+    `open_home` finds it), with mem.toml's ignored codes. `select`/`ignore`: codes or prefixes, `MEM1,MEM301`.
+    `kind` reads every file as that kind of text (`mem lint --as`); by default each file's path decides."""
     from memfiles.errors import HomeError, UsageError
     from memfiles.lint import engine
 
     ignored = engine.parse_codes(ignore)
     if paths:
-        return engine.lint_paths([Path(p) for p in paths], engine.parse_codes(select), ignored, Path.cwd(), jobs)
+        return engine.lint_paths([Path(p) for p in paths], engine.parse_codes(select), ignored, Path.cwd(), jobs, kind)
     from memfiles.api.home import open_home
 
     try:
         opened = open_home(home)
     except HomeError as exc:
         raise UsageError(f"mem lint: give files or folders to check, or a memory home ({exc})") from None
-    return opened.lint(select=select, ignore=ignore, jobs=jobs)
+    return opened.lint(select=select, ignore=ignore, jobs=jobs, kind=kind)
 
 
 def explain_rule(code: str) -> Rule:

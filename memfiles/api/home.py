@@ -168,8 +168,11 @@ class Home:
         text = as_markdown(found.scopes, found.as_of, found.items)
         return result.model_copy(update={"text": text, "tokens": estimate_tokens(text)})
 
-    def lint(self, *, select: str | None = None, ignore: str | None = None, jobs: int | None = None) -> LintReport:
-        """Lint the whole home (not .git/ or .cache/) with mem.local.toml's ignored codes added to `ignore`.
+    def lint(
+        self, *, select: str | None = None, ignore: str | None = None, jobs: int | None = None, kind: str | None = None
+    ) -> LintReport:
+        """Lint the whole home (not .git/ or .cache/) with mem.local.toml's ignored codes added to `ignore`; `kind`
+        reads every file as that kind of text (default: each file's path decides, docs/LINT.md).
 
         An episode the guard holds back (flagged) in which lint's line-by-line reading finds no error is
         reported too, with the guard's findings (FORMAT.md, "Quarantine")."""
@@ -181,7 +184,7 @@ class Home:
         settings = self.config if self.settings.widens("lint") else self.settings.safe
         ignored = engine.parse_codes(ignore) + engine.parse_codes(",".join(settings.lint.ignore))
         chosen = engine.parse_codes(select)
-        report = engine.lint_paths([self.root], chosen, ignored, self.root, jobs)
+        report = engine.lint_paths([self.root], chosen, ignored, self.root, jobs, kind)
         erred = {r.path for r in report.findings if r.finding.severity == "error"}
         before = len(report.findings)
         for relpath, line, held in unsettled(self.paths):

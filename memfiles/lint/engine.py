@@ -64,6 +64,10 @@ class LintReport:
     def errors(self) -> int:
         return sum(r.finding.severity == ERROR for r in self.findings)
 
+    @property
+    def warnings(self) -> int:
+        return len(self.findings) - self.errors
+
 
 def all_rules() -> list[Rule]:
     """Every rule mem lint knows, text rules then structure rules, in code order."""
@@ -112,15 +116,41 @@ def _suppressions(lines: list[str]) -> dict[int, tuple[set[str], str, tuple[int,
     return found
 
 
-def lint_text(text: str, path: str, memory: bool = False) -> list[Finding]:
-    """Findings for one file's text: the text rules and conflict markers, plus structure rules in a MEMORY.md."""
-    found = rules.check_text(text) + rules_structure.check_markers(text)
+INSTRUCTION_FILES = frozenset(("CLAUDE.md", "AGENTS.md"))
+_TRANSCRIPT = re.compile(r"^transcript:\s*(?:true|yes)\s*$", re.MULTILINE)
+
+
+def kind_of(path: str, text: str) -> str:
+    """The kind of text a file holds, which decides the rules it gets (docs/LINT.md, "Kinds of text"): MEMORY.md
+    holds fact values and notes (`fact`, the strictest); CLAUDE.md, AGENTS.md and `.cursor/rules/*` instructions
+    for agents (`instructions`); a file under `episodes/` an episode, or a `transcript` when its frontmatter says
+    `transcript: true`; any other markdown an `episode`."""
+    posix = path.replace(os.sep, "/")
+    name = posix.rsplit("/", 1)[-1]
+    if name == MEMORY_NAME:
+        return "fact"
+    if name in INSTRUCTION_FILES or "/.cursor/rules/" in f"/{posix}":
+        return "instructions"
+    if "/episodes/" in f"/{posix}" and text.startswith("---"):
+        end = text.find("\n---", 3)
+        if _TRANSCRIPT.search(text, 0, end if end > 0 else len(text)):
+            return "transcript"
+    return "episode"
+
+
+def lint_text(text: str, path: str, memory: bool = False, kind: str | None = None) -> list[Finding]:
+    """Findings for one file's text read as `kind` (default: as kind_of says): the text rules and conflict markers,
+    plus structure rules in a MEMORY.md."""
+    found = rules.check_text(text, kind=kind or kind_of(path, text), frontmatter=True)
+    found += rules_structure.check_markers(text)
     if memory:
         found.extend(rules_structure.check_memory(text.encode("utf-8"), path))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))
 
 
-def lint_file(path: str, shown: str, select: list[str], ignore: list[str], report: LintReport) -> None:
+def lint_file(
+    path: str, shown: str, select: list[str], ignore: list[str], report: LintReport, kind: str | None = None
+) -> None:
     """Lint one file into `report` (unreadable or non-UTF-8 files are findings, not crashes)."""
     report.files += 1
     try:
@@ -132,7 +162,7 @@ def lint_file(path: str, shown: str, select: list[str], ignore: list[str], repor
         report.findings.append(Reported(shown, Finding("MEM501", ERROR, problem, 1, 1, "")))
         return
     allowed = _suppressions(text.split("\n")) if "mem:" in text else {}
-    for finding in lint_text(text, shown, memory=os.path.basename(path) == MEMORY_NAME):
+    for finding in lint_text(text, shown, os.path.basename(path) == MEMORY_NAME, kind or kind_of(path, text)):
         if not _wanted(finding.code, select, ignore):
             continue
         codes, reason, (start, end) = allowed.get(finding.line, (set(), "", (0, 0)))
@@ -203,17 +233,21 @@ def lint_paths(
     ignore: list[str] | None = None,
     base: Path | None = None,
     jobs: int | None = None,
+    kind: str | None = None,
 ) -> LintReport:
-    """Lint files and folders; paths in the report are relative to `base` (default: the current folder).
+    """Lint files and folders; paths in the report are relative to `base` (default: the current folder). `kind`
+    reads every file as that kind of text (`mem lint --as`); by default each file's path decides (kind_of).
 
     Large runs are shared out among `jobs` processes (default: one per CPU); the report is the same.
     """
+    if kind is not None and kind not in rules.KINDS:
+        raise UsageError(f"--as {kind!r}: use one of {', '.join(rules.KINDS)}")
     files = markdown_files(paths, base)
     jobs = _jobs(files, jobs or os.cpu_count() or 1)
     if jobs > 1:
-        report = _lint_shared(files, select or [], ignore or [], jobs)
+        report = _lint_shared(files, select or [], ignore or [], jobs, kind)
     else:
-        report = _lint_files(files, select or [], ignore or [])
+        report = _lint_files(files, select or [], ignore or [], kind)
     report.findings.sort(key=lambda r: (r.path, r.finding.line, r.finding.col, r.finding.code))
     report.suppressed.sort(key=lambda r: (r.path, r.finding.line, r.finding.col, r.finding.code))
     return report
@@ -239,14 +273,18 @@ def _size(path: str) -> int:
         return 0
 
 
-def _lint_files(files: list[tuple[str, str]], select: list[str], ignore: list[str]) -> LintReport:
+def _lint_files(
+    files: list[tuple[str, str]], select: list[str], ignore: list[str], kind: str | None = None
+) -> LintReport:
     report = LintReport()
     for path, shown in files:
-        lint_file(path, shown, select, ignore, report)
+        lint_file(path, shown, select, ignore, report, kind)
     return report
 
 
-def _lint_shared(files: list[tuple[str, str]], select: list[str], ignore: list[str], jobs: int) -> LintReport:
+def _lint_shared(
+    files: list[tuple[str, str]], select: list[str], ignore: list[str], jobs: int, kind: str | None = None
+) -> LintReport:
     """Lint `files` in a pool of `jobs` processes and gather their reports in the order of `files`.
 
     The files are cut into several chunks a process, which the pool hands to each process as it
@@ -260,12 +298,12 @@ def _lint_shared(files: list[tuple[str, str]], select: list[str], ignore: list[s
     chunks = [files[start : start + size] for start in range(0, len(files), size)]
     report = LintReport()
     with ProcessPoolExecutor(jobs, mp_context=_context()) as pool:
-        futures = [pool.submit(_lint_files, chunk, select, ignore) for chunk in chunks]
+        futures = [pool.submit(_lint_files, chunk, select, ignore, kind) for chunk in chunks]
         for chunk, future in zip(chunks, futures, strict=True):
             try:
                 part = future.result()
             except Exception:  # its process failed, or died (BrokenProcessPool): done here
-                part = _lint_files(chunk, select, ignore)
+                part = _lint_files(chunk, select, ignore, kind)
             report.findings.extend(part.findings)
             report.suppressed.extend(part.suppressed)
             report.files += part.files

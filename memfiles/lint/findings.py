@@ -75,15 +75,17 @@ class Rule:
     leetspeak mapped, zero-width removed, spaced letters joined) or "raw" (the line as written).
     `mask` hides most of the excerpt (secrets must not be copied into reports or logs).
     `example` is caught by the rule, `near_miss` is not (both shown by --explain and in docs/LINT.md).
-    `anchors` are words (prefixes; `$` = whole word) or symbols one of which every match contains:
-    memfiles.lint.prefilter runs the rule only on lines that contain one (syntax there). Rules on the
-    folded view list none: the prefilter reads what they need off their patterns (memfiles.lint.required).
+    `anchors` are what every match of the rule contains, one of them at least (memfiles.lint.gate runs the
+    rule only on lines that hold one): a word prefix (`ignor` for ignore, ignored, ignoring), a whole word
+    (`pin$`), or a string of symbols (`//`, `<|`) anywhere. Folded-view rules name words of the folded view.
+    `profiles` are the kinds of text the rule applies to (memfiles.lint.profiles).
 
     Rules compare and hash by identity (fast set membership); they are not changed once made.
     """
 
     __slots__ = (
-        "anchors", "catches", "check", "code", "example", "fix", "mask", "name", "near_miss", "severity", "view", "why",
+        "anchors", "catches", "check", "code", "example", "fix", "mask", "name", "near_miss", "profiles", "severity",
+        "view", "why",
     )  # fmt: skip
 
     def __init__(
@@ -100,19 +102,20 @@ class Rule:
         example: str = "",
         near_miss: str = "",
         anchors: tuple[str, ...] = (),
+        profiles: tuple[str, ...] = ("fact", "episode", "transcript"),
     ) -> None:
         self.code, self.severity, self.name, self.catches, self.why, self.fix = code, severity, name, catches, why, fix
         self.check, self.view, self.mask, self.example, self.near_miss = check, view, mask, example, near_miss
-        self.anchors = anchors
+        self.anchors, self.profiles = anchors, profiles
 
     def __repr__(self) -> str:
         return f"Rule({self.code!r}, {self.name!r})"
 
-    def with_anchors(self, anchors: tuple[str, ...]) -> Rule:
-        """The same rule with `anchors` (a new object: rules are not changed once made)."""
+    def with_anchors(self, anchors: tuple[str, ...], profiles: tuple[str, ...] | None = None) -> Rule:
+        """The same rule with `anchors` (and `profiles`): a new object, rules are not changed once made."""
         return Rule(
             self.code, self.severity, self.name, self.catches, self.why, self.fix, self.check,
-            self.view, self.mask, self.example, self.near_miss, anchors,
+            self.view, self.mask, self.example, self.near_miss, anchors, profiles or self.profiles,
         )  # fmt: skip
 
 
@@ -180,51 +183,23 @@ def alternation(patterns: Sequence[str]) -> str:
 
 
 class FirstOf:
-    """A check that reports only the earliest match among its patterns (one finding per line).
-
-    `branches` are the patterns' top-level alternatives, in order. `search(line, selected)` looks
-    for the selected ones only, which gives the same result on a line where the others cannot
-    match: memfiles.lint.prefilter selects, for each line, the branches whose required words
-    (memfiles.lint.required) it holds.
-    """
+    """A check that reports only the earliest match among its patterns (one finding per line): the patterns'
+    top-level alternatives joined in one expression, compiled on first use (start-up matters)."""
 
     def __init__(self, *patterns: str, flags: int = 0) -> None:
         self.patterns = patterns
         self.flags = flags | re.MULTILINE
-        self._branches: tuple[str, ...] | None = None
-        self._all: re.Pattern[str] | None = None  # compiled on first use: start-up matters
-        self._each: dict[int, re.Pattern[str]] = {}
+        self._all: re.Pattern[str] | None = None
 
     @property
     def branches(self) -> tuple[str, ...]:
-        """The patterns' top-level alternatives, split on first use: a guarded write whose value reaches no
-        branch never needs them (splitting every rule's patterns took 2.5 ms of every write)."""
-        if self._branches is None:
-            self._branches = tuple(branch for pattern in self.patterns for branch in _branches(pattern))
-        return self._branches
+        """The patterns' top-level alternatives, in order."""
+        return tuple(branch for pattern in self.patterns for branch in _branches(pattern))
 
     def __call__(self, line: str) -> Iterator[tuple[int, int]]:
-        return self.search(line)
-
-    def search(self, line: str, selected: frozenset[int] | None = None) -> Iterator[tuple[int, int]]:
-        """The earliest match among the `selected` branches (all when None), as one (start, end) span.
-
-        The selected branches are searched one by one: the earliest start wins and, at the same start,
-        the branch that comes first, which is the match their alternation would find.
-        """
-        match: re.Match[str] | None = None
-        if selected is None:
-            if self._all is None:
-                self._all = re.compile(alternation(self.branches), self.flags)
-            match = self._all.search(line)
-        else:
-            for index in sorted(selected):
-                pattern = self._each.get(index)
-                if pattern is None:
-                    pattern = self._each[index] = re.compile(self.branches[index], self.flags)
-                found = pattern.search(line)
-                if found and (match is None or found.start() < match.start()):
-                    match = found
+        if self._all is None:
+            self._all = re.compile(alternation(self.branches), self.flags)
+        match = self._all.search(line)
         if match:
             yield match.start(), max(match.end(), match.start() + 1)
 

@@ -102,8 +102,8 @@ def _query_links(line: str) -> Iterator[tuple[int, int]]:
             yield start, end
 
 
-# Anchors (Rule.anchors, syntax in memfiles.lint.prefilter): URLs contain `//` or start with `www.`.
-_URL_ANCHORS = ["//", "www"]
+# Anchors (Rule.anchors, syntax in memfiles.lint.gate): URLs contain `//` or `www.` (glued to a word too).
+_URL_ANCHORS = ["//", "~www"]
 ANCHORS: dict[str, list[str]] = {
     "MEM401": _URL_ANCHORS,
     "MEM402": _URL_ANCHORS,
@@ -200,4 +200,5 @@ RULES: list[Rule] = [
     ),
 ]
 
-RULES = [rule.with_anchors(tuple(ANCHORS[rule.code])) for rule in RULES]
+_EVERYWHERE = ("fact", "episode", "transcript", "instructions")
+RULES = [rule.with_anchors(tuple(ANCHORS[rule.code]), _EVERYWHERE) for rule in RULES]

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Iterator
 
 from memfiles.lint.findings import ERROR, WARNING, Check, LazyPattern, Rule, words
+from memfiles.lint.gate import CHARS
 
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad\u034f\u115f\u1160\u3164\uffa0\u2800"
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
@@ -45,6 +46,21 @@ def _emoji_joiner(line: str, start: int, end: int) -> bool:
     )
 
 
+# Before a list item's text: indentation, and a list marker before or after the invisible characters.
+_ITEM_START = LazyPattern(r"\s*(?:(?:[-*+•]|\d+[.)])\s*)?$")
+
+
+def _item_start(line: str, start: int) -> bool:
+    """Whether an invisible run at `start` opens a line or a list item (nothing but a marker before it)."""
+    return _ITEM_START.match(line, 0, start) is not None
+
+
+def _format_at_item_start(line: str) -> Iterator[tuple[int, int]]:
+    for match in _ZERO_WIDTH_RUN.finditer(line):
+        if _item_start(line, match.start()) and not (match.start() == 0 and match.group(0) == "\ufeff"):
+            yield match.start(), match.end()
+
+
 def _check(pattern: LazyPattern) -> Check:
     def check(line: str) -> Iterator[tuple[int, int]]:
         flags = [m.span() for m in _FLAG_TAGS.finditer(line)] if pattern is _TAG_RUN else []
@@ -53,6 +69,8 @@ def _check(pattern: LazyPattern) -> Check:
                 continue  # a byte-order mark at the start of a file is an encoding detail, not hidden text
             if pattern is _ZERO_WIDTH_RUN and _emoji_joiner(line, match.start(), match.end()):
                 continue  # a zero-width joiner inside an emoji sequence (🧘‍♂️, 👩‍💻) is how emoji are spelt
+            if pattern is _ZERO_WIDTH_RUN and _item_start(line, match.start()):
+                continue  # a format character chat apps paste at a list item's start: MEM208, a warning
             if any(start < match.start() and match.end() <= end for start, end in flags):
                 continue
             yield match.start(), match.end()
@@ -152,6 +170,18 @@ RULES: list[Rule] = [
         near_miss="prefers email\tover SMS",
     ),
     Rule(
+        "MEM208",
+        WARNING,
+        "format-character-at-item-start",
+        "zero-width or other format characters at the start of a line or list item (U+2060, U+200B, U+FEFF)",
+        "chat apps paste them there; they hide nothing at an item's start, but they are invisible bytes in memory",
+        "delete them (the excerpt shows them as \\u escapes)",
+        _format_at_item_start,
+        view="raw",
+        example="- \u2060buy oat milk",
+        near_miss="- buy oat milk",
+    ),
+    Rule(
         "MEM206",
         WARNING,
         "styled-letters",
@@ -165,3 +195,15 @@ RULES: list[Rule] = [
         near_miss="flags \U0001f1e8\U0001f1e6\U0001f1eb\U0001f1f7 on the team page",
     ),
 ]
+
+# Anchors (Rule.anchors, syntax in memfiles.lint.gate): the characters themselves, as character classes.
+_ANCHORS = {
+    "MEM201": f"[{ZERO_WIDTH}]",
+    "MEM202": f"[{BIDI}]",
+    "MEM203": f"[{_TAGS}]",
+    "MEM204": f"[{_CONTROLS}]",
+    "MEM206": f"[{_LETTER_SYMBOLS}]",
+    "MEM208": f"[{ZERO_WIDTH}]",
+}
+_EVERYWHERE = ("fact", "episode", "transcript", "instructions")
+RULES = [rule.with_anchors((CHARS + _ANCHORS[rule.code],), _EVERYWHERE) for rule in RULES]

@@ -9,6 +9,7 @@ import math
 from collections.abc import Iterator
 
 from memfiles.lint.findings import ERROR, LazyPattern, Rule, first_of, words
+from memfiles.lint.gate import LONG_TOKEN
 
 # Well-known credential shapes (issuer prefixes and lengths as published by each provider).
 _KEY_SHAPES = (
@@ -23,7 +24,8 @@ _KEY_SHAPES = (
     r"\bSG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}\b|\bSK[0-9a-f]{32}\b",  # SendGrid, Twilio
     r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # JSON web token
     r"\b(?:DefaultEndpointsProtocol=\w+;)?AccountKey=[A-Za-z0-9+/=]{40,}",  # Azure storage
-    r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s:/@]{3,}@[\w.-]+",  # credentials inside a URL
+    r"\b[a-z][a-z0-9+.-]{0,30}://[^\s:/@]+:[^\s:/@]{3,}@[\w.-]+",  # credentials inside a URL (a bounded scheme:
+    # unbounded, `a.a.a.…` made every letter the start of a scheme read to the line's end, quadratic)
 )
 _ASSIGNMENT = LazyPattern(
     r"(?i)\b(?:password|passwd|passphrase|pwd|pin|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?key|"
@@ -38,8 +40,8 @@ _PLACEHOLDER = LazyPattern(
 )
 _LONG_TOKEN = LazyPattern(r"(?<![\w/+=.-])[A-Za-z0-9+/_=-]{24,}(?![\w/+=.-])")
 
-# Anchors (Rule.anchors, syntax in memfiles.lint.prefilter); tokens of 24+ characters reach MEM301 and
-# MEM304 through the prefilter's long-token check.
+# Anchors (Rule.anchors, syntax in memfiles.lint.gate); tokens of 24+ characters reach MEM301 and MEM304
+# through the gate's long-token check.
 ANCHORS: dict[str, list[str]] = {
     "MEM301": [
         *words(
@@ -47,13 +49,14 @@ ANCHORS: dict[str, list[str]] = {
             whsec_ aiza ya29$ sk- hf_ npm_ pypi- sg$ eyj accountkey defaultendpointsprotocol"""
         ),
         "//",
+        LONG_TOKEN,
     ],
     "MEM302": ["-----begin"],
     "MEM303": words(
         """password passwd passphrase pwd pin$ secret client api access private auth refresh token bearer
         authorization"""
     ),
-    "MEM304": [],
+    "MEM304": [LONG_TOKEN],
 }
 
 
@@ -73,12 +76,20 @@ def entropy(token: str) -> float:
     return -sum(n / total * math.log2(n / total) for n in counts.values())
 
 
+_ID_LABEL = LazyPattern(
+    r"(?i)\b(?:id|no\.?|number|ref(?:erence)?|order|invoice|ticket|tracking|confirmation|booking|sku|receipt|case)"
+    r"\s*[:#]?\s*$"
+)
+
+
 def _high_entropy(line: str) -> Iterator[tuple[int, int]]:
     for match in _LONG_TOKEN.finditer(line):
         token = match.group(0)
         start = match.start()
         if "://" in line[max(0, start - 200) : start] and not line[:start].rstrip().endswith(("=", ":")):
             continue  # part of a URL path: the exfiltration rules judge URLs
+        if _ID_LABEL.search(line, max(0, start - 30), start):
+            continue  # a labelled identifier (`Invoice ID: in_0KVn…`, `order no. 0222-INV-…`) names a record
         classes = sum(
             (any(c.islower() for c in token), any(c.isupper() for c in token), any(c.isdigit() for c in token))
         )
@@ -148,4 +159,5 @@ def mask(secret: str) -> str:
     return shown + "*" * min(max(len(secret) - len(shown), 4), 12)
 
 
-RULES = [rule.with_anchors(tuple(ANCHORS[rule.code])) for rule in RULES]
+_EVERYWHERE = ("fact", "episode", "transcript", "instructions")
+RULES = [rule.with_anchors(tuple(ANCHORS[rule.code]), _EVERYWHERE) for rule in RULES]

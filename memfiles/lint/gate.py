@@ -1,0 +1,161 @@
+"""The keyword gate: which lines of a text each rule has to examine.
+
+Running every rule's expressions on every line is what makes linting slow, and most lines hold none
+of the words a rule is about. Every rule declares anchors (Rule.anchors), one of which each of its
+matches contains; the gate is one compiled alternation of all of them, searched once over the
+lower-cased text (and over the folded view of the lines that folding changes: leetspeak, spaced
+letters, other scripts). A line is examined by the rules whose anchors it holds, and by no other.
+
+Anchor syntax: a word prefix (`ignor` matches ignore, ignored, ignoring), a whole word (`pin$`), a
+string found anywhere when it does not start with an ASCII letter or digit (`//`, `<|`, `忽略`) or
+when it is written `~mode` (`~mode$`: anywhere, but ending a word), or any character of a class,
+written `chars:[...]` (hidden characters). Tokens of 24 characters or more (keys, Base64) are found apart, by one more
+expression: a rule that judges such tokens names the anchor `LONG_TOKEN`.
+
+That the gate never hides a finding is a property test (tests/test_prefilter.py), and each rule's
+anchors are tested against its own examples.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from memfiles.lint.findings import Rule
+from memfiles.lint.textview import fold
+
+LONG_TOKEN = "<long token>"
+CHARS = "chars:"  # an anchor `chars:[…]`: any character of the class
+_LONG = re.compile(r"[a-z0-9+/_=-]{24,}")
+
+
+class Gate:
+    """The anchors of `rules` as one expression, and what each anchor it finds lets run."""
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.rules = list(rules)
+        self.by_text: dict[str, frozenset[Rule]] = {}
+        self.long: frozenset[Rule] = frozenset(r for r in self.rules if LONG_TOKEN in r.anchors)
+        words: set[str] = set()
+        whole: set[str] = set()
+        symbols: set[str] = set()
+        symbol_whole: set[str] = set()
+        classes: dict[str, set[Rule]] = {}
+        owners: dict[str, set[Rule]] = {}  # anchor -> rules, for prefixes and strings found anywhere
+        ends: dict[str, set[Rule]] = {}  # the same for whole words (`pin$`): only where the found text is the word
+        for rule in self.rules:
+            for anchor in rule.anchors:
+                if anchor == LONG_TOKEN:
+                    continue
+                if anchor.startswith(CHARS):
+                    classes.setdefault(anchor.removeprefix(CHARS), set()).add(rule)
+                    continue
+                text = anchor.removesuffix("$") if len(anchor) > 1 else anchor
+                text = text.removeprefix("~") if len(text) > 1 else text
+                if not text or text != text.lower():
+                    raise ValueError(f"{rule.code}: anchor {anchor!r} must be non-empty and lower case")
+                word = text[0].isascii() and text[0].isalnum() and not anchor.startswith("~")
+                (symbols if not word else whole if anchor.endswith("$") else words).add(text)
+                if not word and anchor.endswith("$"):
+                    symbol_whole.add(text)
+                (ends if anchor.endswith("$") else owners).setdefault(text, set()).add(rule)
+        self._classes = [(re.compile(c), frozenset(r)) for c, r in classes.items()]
+        self._owners, self._ends = owners, ends
+        # Two tries of the anchors (words at a word's start, symbols anywhere) as one expression: the regex engine
+        # then reads each character once where it would try every anchor in turn (20 times faster).
+        parts = []
+        if words or whole:
+            parts.append(r"\b" + _trie({w: w in words for w in words | (whole - words)}))
+        if symbols:
+            parts.append(_trie({s: s not in symbol_whole for s in symbols}))
+        if classes:  # one class of all the hidden characters: one test a character
+            parts.append("[" + "".join(c[1:-1] for c in classes) + "]")
+        self.pattern = re.compile("|".join(parts) or r"(?!)")
+        # A `~word` anchor starts with a letter like a word anchor does: where a word is found, it is looked for too.
+        lettered = [s for s in symbols if s[0].isascii() and s[0].isalnum()]
+        self._lettered = re.compile(_trie({s: s not in symbol_whole for s in lettered})) if lettered else None
+
+    def _rules_for(self, found: str) -> frozenset[Rule]:
+        rules = self.by_text.get(found)
+        if rules is None:
+            out: set[Rule] = set()
+            for end in range(1, len(found) + 1):
+                out |= self._owners.get(found[:end], set())
+            out |= self._ends.get(found, set())
+            for pattern, owners in self._classes:
+                if pattern.fullmatch(found):
+                    out |= owners
+            rules = self.by_text[found] = frozenset(out)
+        return rules
+
+    def scan(self, text: str, into: dict[int, set[Rule]], starts: list[int] | None = None, line: int = 0) -> None:
+        """Add to `into` (line index -> rules) what the anchors in `text` let run; `starts` are the offsets at
+        which the lines of `text` begin (None: all of `text` is line `line`)."""
+        search = self.pattern.search
+        pos = 0
+        while match := search(text, pos):
+            at = line if starts is None else bisect_right(starts, match.start()) - 1
+            into.setdefault(at, set()).update(self._rules_for(match.group()))
+            if self._lettered is not None and (also := self._lettered.match(text, match.start())):
+                into[at].update(self._rules_for(also.group()))
+            pos = match.start() + 1  # the next match may start inside this one
+        if self.long:
+            for match in _LONG.finditer(text):
+                at = line if starts is None else bisect_right(starts, match.start()) - 1
+                into.setdefault(at, set()).update(self.long)
+
+    def candidates(self, lines: list[str], lowered: str | None = None) -> dict[int, set[Rule]]:
+        """Line index -> the rules that line has to run (lines holding no anchor are left out)."""
+        text = lowered if lowered is not None else "\n".join(lines).lower()
+        found: dict[int, set[Rule]] = {}
+        starts = [0]
+        at = text.find("\n")
+        while at >= 0:
+            starts.append(at + 1)
+            at = text.find("\n", at + 1)
+        self.scan(text, found, starts)
+        if not plain(text):
+            for index, line in enumerate(lines):
+                view = fold(line)[0]
+                if view != line.lower():
+                    self.scan(view, found, None, index)
+        return found
+
+
+def _trie(anchors: dict[str, bool]) -> str:
+    """An expression matching the longest of `anchors` at a position: each maps to True when it is a prefix (it
+    may end anywhere), False when it is a whole word (it must end at a word's end)."""
+    tree: dict[str, Any] = {}
+    for anchor, prefix in anchors.items():
+        node = tree
+        for char in anchor:
+            node = node.setdefault(char, {})
+        node[""] = node.get("", False) or prefix
+
+    def pattern(node: dict[str, Any]) -> str:
+        branches = [re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char]
+        if "" in node:
+            branches.append("" if node[""] else r"\b")  # last: the longer anchors are tried first
+        if len(branches) == 1:
+            return branches[0]
+        return "(?:" + "|".join(branches) + ")"
+
+    return pattern(tree)
+
+
+# A text whose every line folds to its lower-case form: ASCII, no letter beside a leet digit, no letters
+# spelled out one by one (memfiles.lint.textview decides the same for each line).
+_LEET_NEXT = re.compile(r"[a-z][0-9@$]|[0-9@$][a-z]")
+_SPACED = re.compile(r"[ .\-_*/|][a-z][ .\-_*/|][a-z](?![a-z])")
+
+
+def plain(lowered: str) -> bool:
+    return lowered.isascii() and not _LEET_NEXT.search(lowered) and not _SPACED.search(lowered)
+
+
+@cache
+def gate_of(rules: tuple[Rule, ...]) -> Gate:
+    return Gate(rules)
