@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -93,7 +92,9 @@ def import_memory(
     if from_format != "json":
         return _other(home, source, data, from_format, where, dry_run, home.choose(user, scope))
     assert data is not None
-    doc = transfer.read_export(_json(data, where), where)
+    from memfiles.imports import json_document
+
+    doc = transfer.read_export(json_document(data, where), where)
     done = transfer.restore(home.paths, doc, merge=merge, dry_run=dry_run)
     rows = [
         ImportRow(
@@ -147,17 +148,6 @@ def _read(path: Path) -> bytes:
         raise UsageError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise UsageError(f"{path}: is a folder; name the file to import") from None
-
-
-def _json(raw: bytes, where: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{where}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{where}: not UTF-8 text") from None
-    except RecursionError:
-        raise UsageError(f"{where}: the JSON is nested too deeply to read") from None
 
 
 def _detect(raw: bytes, where: str) -> str:

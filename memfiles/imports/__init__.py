@@ -88,6 +88,11 @@ def _json(data: bytes, where: str, lines: bool) -> Any:
                 except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
                     found.append((number, f"not a JSON object: {getattr(exc, 'msg', 'not UTF-8 text')}"))
         return found
+    return json_document(data, where)
+
+
+def json_document(data: bytes, where: str) -> Any:
+    """One JSON document, or a `where:line: what is wrong` UsageError (not JSON, not UTF-8, nested too deep)."""
     try:
         return json.loads(data)
     except json.JSONDecodeError as exc:
