@@ -84,7 +84,8 @@ BOUNDARY = first_of(
     r"\byour\s+(?:new|real|actual|true)\s+(?:task|goal|job|mission|objective|purpose)\s+(?:is|will be)\b",
     r"[\]\[}{<>|\\]{10,}|(?:[\]\[}{<>|\\] ?){12,}|(?:\\n){3,}",
     r"(?:[.!?\"'\])}]\s+|\\n\s*|\s{2,}(?=\S)|^\s{3,})(?:#+\s*)?(?:system|assistant|ai|user|human|developer)"
-    r"\s*(?:\(\w+\)\s*)?:\s*\S",
+    # `user:alice` (a scope, as memfiles writes one) is a name, not a turn: a turn's colon is followed by a space
+    r"\s*(?:\(\w+\)\s*)?:(?:\s+|(?=[^\s\w]))\S",
 )
 
 # What a framed request asks for, wider than _REQUEST once a persona or a frame is set up.
