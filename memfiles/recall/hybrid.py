@@ -123,10 +123,10 @@ def rank(
     """The recalled items as ranking.rank returns them (facts first, each kind best first, cut to its k)."""
     # The lexical side's candidates: every fact it finds, and a few more episodes than asked for (the
     # semantic side brings POOL of its own; a wider lexical cut only slows the index's early stop).
-    wide = replace(options, min_score=1e-9, k_facts=10**9, k_episodes=max(LEXICAL_POOL, 2 * options.k_episodes))
-    lexical = ranking.rank(memories, query, now, wide, indexed)
     if not query.strip():
         return ranking.rank(memories, query, now, options, indexed)  # everything in range: nothing to mean
+    wide = replace(options, min_score=1e-9, k_facts=10**9, k_episodes=max(LEXICAL_POOL, 2 * options.k_episodes))
+    lexical = ranking.rank(memories, query, now, wide, indexed)
     reference = options.as_of or now
     q = session.embedder.embed([query])[0]
     scope_order = {memory.scope: n for n, memory in enumerate(memories)}
