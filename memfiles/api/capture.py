@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from memfiles.api.inputs import hook_event
+from memfiles.api.inputs import hook_event, read_file
 from memfiles.errors import MemError, RefusedError, UsageError
 from memfiles.outcome import Outcome
 
@@ -87,7 +87,16 @@ def capture(
     from memfiles.capture.summary import draft
 
     where = str(path)
-    raw = _read(Path(path)) if data is None else data
+    raw = (
+        read_file(
+            Path(path),
+            what="transcript",
+            limit=MAX_TRANSCRIPT_BYTES,
+            folder="give the transcript file (a .jsonl or .json)",
+        )
+        if data is None
+        else data
+    )
     found = readers.read(raw, format)
     found.session_id = session or found.session_id or Path(where).stem
     found.cwd = found.cwd or (cwd or "")
@@ -109,20 +118,6 @@ def capture(
     if extract and outcome.kind in ("recorded", "quarantined", "exists"):
         return _extract(scope, done)
     return done
-
-
-def _read(path: Path) -> bytes:
-    try:
-        size = path.stat().st_size
-        if size > MAX_TRANSCRIPT_BYTES:
-            raise UsageError(f"{path}: transcript is {size} bytes, over the {MAX_TRANSCRIPT_BYTES} byte limit")
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such transcript file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: is a folder; give the transcript file (a .jsonl or .json)") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the transcript: {exc.strerror}") from None
 
 
 def _save(scope: ScopeHandle, made: Draft) -> tuple[Outcome, list[str]]:

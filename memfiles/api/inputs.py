@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -146,3 +147,19 @@ def hook_event(payload: str) -> dict[str, Any]:
     if not isinstance(event, dict):
         raise UsageError("hook input must be a JSON object")
     return event
+
+
+def read_file(path: Path, *, what: str, limit: int, folder: str) -> bytes:
+    """A file a person named (a transcript, an import), at most `limit` bytes; each way it cannot be read is
+    one UsageError naming the path (`what` names the file in the messages, `folder` says what to give instead)."""
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise UsageError(f"{path}: {what} is {size} bytes, over the {limit} byte limit")
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such {what} file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder; {folder}") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the {what}: {exc.strerror}") from None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from memfiles.api.inputs import read_file
 from memfiles.errors import UsageError
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def import_memory(
     if from_format is not None and from_format not in IMPORT_FORMATS:
         raise UsageError(f"--from {from_format!r}: use one of {', '.join(IMPORT_FORMATS)}")
     if data is None and not source.is_dir():
-        data = _read(source)
+        data = read_file(source, what="import", limit=MAX_IMPORT_BYTES, folder="name the file to import")
     if from_format is None:
         from memfiles.imports import detect
 
@@ -137,17 +138,6 @@ def _other(
     )
     committed = not dry_run and bool(done.added or done.proposed or done.quarantined)
     return ImportReport(format=chosen, source=where, dry_run=dry_run, committed=committed, rows=[row])
-
-
-def _read(path: Path) -> bytes:
-    try:
-        if path.stat().st_size > MAX_IMPORT_BYTES:
-            raise UsageError(f"{path}: over the {MAX_IMPORT_BYTES} byte limit of an import")
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: is a folder; name the file to import") from None
 
 
 def _detect(raw: bytes, where: str) -> str:
