@@ -356,8 +356,15 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # What the index stores for one fixed episode, by INDEX_VERSION. When this changes, the index's format has
 # changed: bump INDEX_VERSION (memfiles/recall/index_file.py) and record the new digest under the new version.
 # 6: episodes and facts as their models JSON; 7: episodes' review fields, and `files.held` (issue 25);
-# 8: the same bytes, but the guard's rules changed, so which episodes `files.held` holds back did too
-STORED = {5: "41379930bfc5c89e", 6: "fbbb787f0f01c0fd", 7: "8fb5f8ab4d18472c", 8: "8fb5f8ab4d18472c"}
+# 8: the same bytes, but the guard's rules changed, so which episodes `files.held` holds back did too;
+# 9: episodes' `source_ref` (issue 27)
+STORED = {
+    5: "41379930bfc5c89e",
+    6: "fbbb787f0f01c0fd",
+    7: "8fb5f8ab4d18472c",
+    8: "8fb5f8ab4d18472c",
+    9: "dc67420510453817",
+}
 
 
 def test_what_the_index_stores_changes_only_with_its_version() -> None:

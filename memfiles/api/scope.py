@@ -156,11 +156,13 @@ class ScopeHandle:
         invalidates: Pairs | None = None,
         source: str | None = None,
         transcript: bool = False,
+        ref: str | None = None,
     ) -> Outcome:
         """Record what happened as one episode file (one commit); `recorded`, `quarantined`, `exists` or `refused`.
 
         `transcript=True` declares a role-labelled transcript (`User: …` lines): the guard reads speaker
-        labels as structure (never guessed from the text). Instruction-shaped text is `quarantined`.
+        labels as structure (never guessed from the text). `ref` is its `source_ref`, one line saying where
+        it came from (`session s-31, ticket T-9`). Instruction-shaped text (a ref's too) is `quarantined`.
         """
         from memfiles.ops.record import NewCandidate, NewEpisode, NewInvalidation
 
@@ -176,6 +178,7 @@ class ScopeHandle:
             [NewInvalidation(k, r) for k, r in pairs(invalidates)],
             source,
             transcript,
+            ref,
         )
         return self._record([new])[0]
 
