@@ -16,8 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 from memfiles import clock
 from memfiles.errors import FileFormatError, UsageError
 from memfiles.format import yamlio
-from memfiles.format.fields import Confidence, Key, OneLine, Problem, Subject, When, problems
-from memfiles.format.model import sha256_hex
+from memfiles.format.fields import Confidence, Key, OneLine, Problem, Subject, When, problems, sha256_hex
 
 EpisodeOutcome = Literal["success", "failure", "partial", "unknown"]
 OUTCOMES: tuple[str, ...] = get_args(EpisodeOutcome)

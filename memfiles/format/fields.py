@@ -7,6 +7,7 @@ frontmatter (`memfiles.format.yamlio.locate`) and a sentence a person can act on
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,11 @@ STATUSES: tuple[str, ...] = get_args(Status)
 
 KEY_PATTERN = re.compile(r"[a-z][a-z0-9_.-]{0,63}")
 KEY_RULE = "lower-case letters, digits, _ . -"
+
+
+def sha256_hex(text: str) -> str:
+    """The SHA-256 of `text` (UTF-8) in hex: what fact and episode ids and an acceptance's hash are made of."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _when(value: Any, info: ValidationInfo) -> date | datetime:

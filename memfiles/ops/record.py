@@ -23,7 +23,7 @@ from memfiles.format.fields import KEY_PATTERN, SUBJECTS, printable_line
 from memfiles.format.layout import Paths, Scope
 from memfiles.ops import quarantine
 from memfiles.ops.commit import commit_or_undo, note_written, refuse_during_merge
-from memfiles.ops.writepath import check_text_field
+from memfiles.ops.textfield import check_text_field
 from memfiles.store.files import atomic_write, scope_lock
 
 if TYPE_CHECKING:
