@@ -6,6 +6,7 @@ import os
 import random
 import sqlite3
 import subprocess
+import sys
 import time
 from datetime import date
 from pathlib import Path
@@ -274,8 +275,22 @@ def test_writes_through_mem_update_the_index(store: Home) -> None:
         "SELECT name FROM files WHERE name LIKE '2026/11/%okapi%' OR name LIKE '2026/11/2026-11-20%'"
     ).fetchall()
     conn.close()
-    assert len(rows) == 1  # recorded by the write itself, before any recall
+    assert len(rows) == 1  # recorded by the write itself, before any recall: this process recalls
     assert len(indexed_ids(store, "okapi")) == 1
+
+
+def test_a_one_shot_write_is_left_to_the_next_recall_which_finds_it(store: Home) -> None:
+    same(store, "refund")  # builds the index
+    mem = [sys.executable, "-m", "memfiles"]
+    env = {**os.environ, "MEM_HOME": str(store.root)}
+    episode = [*mem, "episode", "wombat seen near the bridge", "-u", "alice", "--at", "2026-11-21T10:00:00Z"]
+    subprocess.run(episode, env=env, check=True, capture_output=True, timeout=60)
+    conn = sqlite3.connect(index.path_of(store.paths, ALICE))
+    assert conn.execute("SELECT name FROM files WHERE name LIKE '%wombat%'").fetchall() == []  # not loaded to write
+    conn.close()
+    found = subprocess.run([*mem, "recall", "wombat", "-u", "alice"], env=env, capture_output=True, text=True)
+    assert "wombat seen near the bridge" in found.stdout, found.stdout + found.stderr
+    assert len(indexed_ids(store, "wombat")) == 1
 
 
 def test_corrupt_index_is_rebuilt(store: Home) -> None:
