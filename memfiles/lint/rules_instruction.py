@@ -169,7 +169,9 @@ RULES: list[Rule] = [
             r"\s*[,.!:]|^\W*(?:hello|hi|hey|dear|greetings)\s*,?\s+(?:chat ?gpt|gpt|claude|assistant|ai|bard|gemini)\b",
             r"\b(?:chat ?gpt|the assistant|assistant|claude|the ai)\s+(?:now|will now|shall now)\s+(?:acts?|runs?|"
             r"becomes?|is|behaves?|operates?|works?|responds?)\b",
-            r"\blet'?s\s+(?:play\s+a\s+game|pretend|imagine|act out|simulate)\b",
+            # "Let's play a game: you are …", not "let's play a game of chess tonight"
+            r"\blet'?s\s+(?:play\s+a\s+(?:\w+\s+)?game\b(?!\s+(?:of|tonight|later|tomorrow|after|before|sometime|soon|"
+            r"this|next|on|at|some|again)\b)|pretend|imagine|act out|simulate)\b",
             rf"\b{_YOU}\s+(?:now\s+)?(?:act|behave|function|operate)\s+(?:(?:completely|exactly|entirely|just|fully|"
             r"totally)\s+)?(?:as|like)\b",
             r"\b(?:always|never|only|must|will|shall)\s+(?:act|respond|answer|reply|speak|talk)\s+as\s+(?:the|an?)\s+"
