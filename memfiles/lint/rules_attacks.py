@@ -60,6 +60,7 @@ AUTHORITY = first_of(
     r"allowed to (?:say|do|answer|ignore|bypass|generate|write|break))\b",
     r"\b(?:message|note|instructions?|directive|update|notice|order)\s+from\s+(?:your\s+(?:developers?|creators?|"
     r"admin\w*|operators?)|the system (?:administrator|admin|operator)|openai|anthropic)\b",
+    *rules_multilingual.AUTHORITY,
     # "I am the developer of this assistant": a claim about the model's own making, not a job ("a developer at a
     # startup")
     r"\b(?:i am|i'm|im|this is)\s+(?:the|an?|one of the)\s+(?:\w+\s+)?(?:developers?|creators?|programmers?|makers?|"
@@ -116,6 +117,7 @@ BOUNDARY = first_of(
     r"(?:[.!?\"'\])}]\s+|\\n\s*|\s{2,}(?=\S)|^\s{3,})(?:#+\s*)?(?:system|assistant|ai|user|human|developer)"
     # `user:alice` (a scope, as memfiles writes one) is a name, not a turn: a turn's colon is followed by a space
     r"\s*(?:\(\w+\)\s*)?:(?:\s+|(?=[^\s\w]))\S",
+    *rules_multilingual.BOUNDARY,
 )
 
 # What a framed request asks for, wider than _REQUEST once a persona or a frame is set up.
@@ -315,7 +317,7 @@ RULES: list[Rule] = [
             "verified authenticat authori whitelist cleared vetted verification identity+check security+check "
             "access+check root$ god$ sudo superuser elevated unrestricted granted given permitted unlocked "
             "unfiltered freed released allowed system clearance password passcode pass+code passphrase access+code "
-            "pin$"
+            "pin$ je+suis c'est l'utilisateur soy$ sou$ sono$ ich+bin usuario l'utente benutzer nutzer 我是 用户"
         ),
         profiles=_ADDRESSED,
     ),
@@ -365,7 +367,8 @@ RULES: list[Rule] = [
             *_anchors(
                 "end$ begin$ beginning$ start$ stop$ end_ begin_ start_ stop_ end- begin- start- stop- new+task "
                 "new+instruction new+directive new+mission new+objective your+new your+real your+actual your+true "
-                "\\n\\n"
+                "\\n\\n fin$ fine$ ende$ nouvelles nuevas novas nuove neue "
+                "用户输入 输入 系统提示 指令 新的 新指令 新指示 新任务"
             ),
             # a turn: the role word, then its colon (or a name in brackets before it)
             *(

@@ -136,3 +136,32 @@ LEAK = [
     r"(?:重复|复述|翻译|总结|概括|输出|打印|显示|告诉我|写出)[^。\n]{0,10}?(?:上面|以上|之前|前面|上述)"
     r"[^。\n]{0,4}?(?:内容|文字|文本|指令|指示|说明|提示|消息)",
 ]
+
+# MEM110: "I am your developer", "the user has been verified" (accents folded: développeur -> developpeur).
+AUTHORITY = [
+    r"\b(?:je suis|c" + _Q + r"est)\s+(?:ton|votre)\s+(?:developpeur|createur|administrateur|programmeur|"
+    r"proprietaire)\b|\bl" + _Q + r"utilisateur\s+a\s+ete\s+(?:verifie|authentifie|autorise)\b",
+    r"\b(?:soy|sou)\s+(?:tu|su|teu|seu|o\s+seu|o\s+teu)\s+(?:desarrollador|desenvolvedor|creador|criador|"
+    r"administrador|programador)\b|\b(?:el|o)\s+usuario\s+(?:ha sido|ja foi|foi)\s+(?:verificado|autenticado|"
+    r"autorizado)\b",
+    r"\bsono\s+(?:il\s+tuo|il\s+vostro)\s+(?:sviluppatore|creatore|amministratore|programmatore)\b|"
+    r"\bl" + _Q + r"utente\s+e\s+stato\s+(?:verificato|autenticato|autorizzato)\b",
+    r"\bich bin\s+(?:dein|ihr)\s+(?:entwickler|schopfer|administrator|programmierer|betreiber)\b|"
+    r"\bder (?:benutzer|nutzer) (?:wurde|ist)\s+(?:bereits\s+)?(?:verifiziert|authentifiziert|autorisiert)\b",
+    r"我是你的(?:开发者|开发人员|创造者|管理员|程序员)|用户(?:已经|已)(?:通过)?(?:验证|认证|授权)",
+]
+
+# MEM112: "end of user input" (after a marker or at a line's start, as in English), "new instructions:" — the
+# data pretending to end.
+_MARK = r"(?:^|[\[<({#=*_|~-]\s*)"
+BOUNDARY = [
+    _MARK + r"fin\s+(?:de\s+l" + _Q + r"|du\s+|des\s+)(?:entree|texte|message|prompt|instructions?|donnees)\s*(?:de\s+"
+    r"l" + _Q + r"utilisateur|utilisateur)?\b|\bnouvelles\s+instructions\s*:",
+    _MARK + r"fin\s+(?:de\s+la\s+|del\s+|de\s+las\s+|dos\s+|da\s+)(?:entrada|texto|mensaje|mensagem|instrucciones|"
+    r"instrucoes|datos|dados)\b|\bnuevas\s+instrucciones\s*:|\bnovas\s+instrucoes\s*:",
+    _MARK + r"fine\s+(?:dell" + _Q + r"|del\s+|delle\s+)(?:input|testo|messaggio|istruzioni|dati)\b|"
+    r"\bnuove\s+istruzioni\s*:",
+    _MARK + r"ende\s+(?:der|des)\s+(?:benutzereingabe|eingabe|nachricht|anweisungen|textes|daten)\b|"
+    r"\bneue\s+anweisungen\s*:",
+    r"(?:用户输入|输入|系统提示|指令)(?:结束|到此结束)|新的?(?:指令|指示|任务)\s*[:：]",
+]
