@@ -418,7 +418,15 @@ ANCHORS: dict[str, str] = {
     "MEM102": "not$ don't dont$ never mustn't shouldn't no+need avoid refrain",
     "MEM103": (
         "ignor disregard forget forgot overrid overwrit bypass skip neglect abandon discard dismiss set+aside "
-        "throw pay+no follow break instruction rule directive prompt order guideline polic restriction apply "
+        "throw+out pay+no not+follow don't+follow dont+follow stop+follow longer+follow break+free longer+apply "
+        "not+apply don't+apply dont+apply doesn't+apply doesnt+apply "
+        # "your new instructions are", "updated rules:"
+        + " ".join(
+            f"{adj}+{noun}"
+            for adj in ("new", "updated", "real", "true", "actual", "revised")
+            for noun in ("instruction", "rule", "directive", "system+prompt", "prompt", "order")
+        )
+        + " "
         f"oubli tiens olvid omite esquec desconsider dimentic vergiss vergessen missacht {_ZH_IGNORE}"
     ),
     "MEM104": (
@@ -445,7 +453,8 @@ ANCHORS: dict[str, str] = {
         "sin$ sem$ senza ohne jamais nunca rifiutare lehne verweigere importe 没有 不受 摆脱 拒绝"
     ),
     "MEM106": (
-        "you system initial hidden original pre- preprompt developer verbatim word$ full$ above before "
+        "you system initial hidden original pre- preprompt developer verbatim word+for+word in+full above "
+        "before+this "
         "beginning start$ top$ previous preceding prior earlier secret instructed programmed told instruction "
         "initiali startup start- boot prompt message consign mensaje mensagem instruc messaggio istruzioni "
         "anfangsanweisungen ursprunglichen 提示 指令 设定"
@@ -458,8 +467,14 @@ ANCHORS: dict[str, str] = {
         "you following below subsequent respond repl answer$ answers$ letter vowel consonant character markdown"
     ),
     "MEM109": (
-        "~always ~from+now ~every ~whenever you each all$ output response repl answer$ answers$ respond writ "
-        "speak talk whatever anything"
+        "~always ~from+now ~every ~whenever you each all$ output respons reply$ replies$ answer$ answers$ messag "
+        "whatever anything in+the+voice in+the+persona in+the+character in+the+role "
+        # "reply in …", "talk to me only with …": the verb of _SAY and the word after it
+        + " ".join(
+            f"{verb}+{after}"
+            for verb in ("reply", "respond", "answer", "write", "speak", "talk")
+            for after in ("to+me", "only", "always", "in", "using", "with")
+        )
     ),
 }
 # The injection classes apply to agent instruction files too (memfiles.lint.rules.KINDS): explicit overrides of
