@@ -372,14 +372,35 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # changed: bump INDEX_VERSION (memfiles/recall/index_file.py) and record the new digest under the new version.
 # 6: episodes and facts as their models JSON; 7: episodes' review fields, and `files.held` (issue 25);
 # 8: the same bytes, but the guard's rules changed, so which episodes `files.held` holds back did too;
-# 9: episodes' `source_ref` (issue 27)
+# 9: the same again, for the rules of the second guard round (GUARD_RULES below); 10: episodes' `source_ref`
 STORED = {
     5: "41379930bfc5c89e",
     6: "fbbb787f0f01c0fd",
     7: "8fb5f8ab4d18472c",
     8: "8fb5f8ab4d18472c",
-    9: "dc67420510453817",
+    9: "8fb5f8ab4d18472c",
+    10: "dc67420510453817",
 }
+# The guard's rules each version of the index decided `files.held` with (a digest of every rule's code, severity,
+# kinds and patterns). The index stores the decision, so rules that catch more need a new version.
+GUARD_RULES = {9: "cc15b23e4e3fc299", 10: "cc15b23e4e3fc299"}
+
+
+def test_the_guard_rules_change_only_with_the_index_version() -> None:
+    import hashlib
+
+    from memfiles.lint.findings import FirstOf
+    from memfiles.lint.rules import RULES
+
+    parts = []
+    for rule in RULES:
+        patterns = rule.check.patterns if isinstance(rule.check, FirstOf) else ()
+        parts.append("\x00".join((rule.code, rule.severity, *rule.profiles, *patterns)))
+    digest = hashlib.sha256("\x01".join(parts).encode()).hexdigest()[:16]
+    assert GUARD_RULES.get(index_file.INDEX_VERSION) == digest, (
+        f"the guard's rules changed ({digest}): which episodes an index holds back may differ, so bump "
+        "INDEX_VERSION (memfiles/recall/index_file.py) and record the new digest in GUARD_RULES and STORED"
+    )
 
 
 def test_what_the_index_stores_changes_only_with_its_version() -> None:

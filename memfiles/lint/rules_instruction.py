@@ -169,7 +169,9 @@ RULES: list[Rule] = [
             r"\s*[,.!:]|^\W*(?:hello|hi|hey|dear|greetings)\s*,?\s+(?:chat ?gpt|gpt|claude|assistant|ai|bard|gemini)\b",
             r"\b(?:chat ?gpt|the assistant|assistant|claude|the ai)\s+(?:now|will now|shall now)\s+(?:acts?|runs?|"
             r"becomes?|is|behaves?|operates?|works?|responds?)\b",
-            r"\blet'?s\s+(?:play\s+a\s+game|pretend|imagine|act out|simulate)\b",
+            # "Let's play a game: you are …", not "let's play a game of chess tonight"
+            r"\blet'?s\s+(?:play\s+a\s+(?:\w+\s+)?game\b(?!\s+(?:of|tonight|later|tomorrow|after|before|sometime|soon|"
+            r"this|next|on|at|some|again)\b)|pretend|imagine|act out|simulate)\b",
             rf"\b{_YOU}\s+(?:now\s+)?(?:act|behave|function|operate)\s+(?:(?:completely|exactly|entirely|just|fully|"
             r"totally)\s+)?(?:as|like)\b",
             r"\b(?:always|never|only|must|will|shall)\s+(?:act|respond|answer|reply|speak|talk)\s+as\s+(?:the|an?)\s+"
@@ -381,41 +383,78 @@ RULES: list[Rule] = [
 # of its patterns holds, in the folded view (`+` stands for a space: `turn+off` is the anchor "turn off").
 # tests/test_prefilter.py checks them against the rules' examples, and that the gate they make hides no finding.
 _ZH_IGNORE = "忽略 忽视 无视 忘记 忘掉 不要理会 不再遵守"
+# A placeholder in brackets ("[insert prompt here]", "<your question>"): a bracket, then the word, or the word
+# "here" before the closing one.
+_PLACEHOLDERS = " ".join(
+    [
+        f"{o}{gap}{w}"
+        for o in "[<({"
+        for gap in ("", "+")
+        for w in [
+            "prompt",
+            "question",
+            "request",
+            "query",
+            "insert",
+            "enter",
+            "type",
+            "paste",
+            "put",
+            "add",
+            "your",
+            "the",
+            "a",
+        ]
+    ]
+    + [f"here{gap}{c}" for c in "]>)}" for gap in ("", "+")]
+)
 _ZH_ROLE = "你现在是 现在你是 从现在开始 扮演 假扮 充当 假装 模式"
 ANCHORS: dict[str, str] = {
     "MEM101": (
         "always automatic blind uncondition auto without skip bypass disabl turn+off switch+off circumvent "
         "waiv suppress ignor omit hide leave+out drop"
     ),
-    "MEM102": (
-        "mention disclos reveal tell inform warn notify flag report escalat bring+up point+out check confirm "
-        "verif ask validat double alert"
-    ),
+    # MEM102: the negation every order not to holds (the verbs after it are far commoner in prose)
+    "MEM102": "not$ don't dont$ never mustn't shouldn't no+need avoid refrain",
     "MEM103": (
         "ignor disregard forget forgot overrid overwrit bypass skip neglect abandon discard dismiss set+aside "
-        "throw pay+no follow break instruction rule directive prompt order guideline polic restriction apply "
+        "throw+out pay+no not+follow don't+follow dont+follow stop+follow longer+follow break+free longer+apply "
+        "not+apply don't+apply dont+apply doesn't+apply doesnt+apply "
+        # "your new instructions are", "updated rules:"
+        + " ".join(
+            f"{adj}+{noun}"
+            for adj in ("new", "updated", "real", "true", "actual", "revised")
+            for noun in ("instruction", "rule", "directive", "system+prompt", "prompt", "order")
+        )
+        + " "
         f"oubli tiens olvid omite esquec desconsider dimentic vergiss vergessen missacht {_ZH_IGNORE}"
     ),
     "MEM104": (
-        "you u$ ya$ thee$ from+now from+this henceforth rest+of act$ acting behav respond answer$ answers$ "
-        "repl speak talk pose role function pretend persona identit character personalit ~mode$ overrid "
-        "access command developer programmer engineer employee chat gpt claude bard gemini bing copilot llama "
-        "assistant ai$ let' lets$ bot$ language artificial becom personify impersonat portray embody tu$ "
+        "you u$ ya$ thee$ from+now from+this henceforth rest+of act+as act+like acting+as behave+as behave+like "
+        "respond+as respond+like answer+as answer+like reply+as reply+like speak+as speak+like talk+as talk+like "
+        "pose+as pose+like roleplay role-play function+as function+like pretend role+of role+as persona+of "
+        "persona+as identity+of identity+as character+of character+as personality+of personality+as "
+        "in+character in+role break+character breaking+character ~mode$ override access+granted admin+command "
+        "administrator+command developer+command root+command sudo+command system+command i+am chatgpt chat+gpt "
+        "gpt claude bard gemini copilot assistant ai$ let' lets$ known+as named$ called$ as+a conversation+with "
+        "conversation+between chat+with chat+between dialogue+with dialogue+between becom personify impersonat "
+        "portray embody tu$ "
         "desormais dorenavant agis comport repond fais faites joue incarn te$ toi$ vous$ mets eres actua$ "
         "actuar$ actues$ aja$ atue agisci finge finja fingi haz$ agora voce sei$ modo modalita du$ gib spiel "
         f"ubernimm uebernimm verhalte entwicklermodus {_ZH_ROLE}"
     ),
     "MEM105": (
-        "anything jailbr censorship ethic moral safety content safeguard guard limit restriction filter "
+        "do+anything jailbr censorship ethic moral safety content safeguard guard limit restriction filter "
         "confine shackle chain guideline rule polic openai programming legal boundar fiction hypothetic "
-        "imaginar prompt question request query insert enter type paste here$ regardless matter refus declin "
+        f"imaginar {_PLACEHOLDERS} regardless no+matter refus declin as+an+ai "
         "amoral unfiltered uncensored unrestricted unethical unaligned unhinged immoral evil rogue lawless "
         "limitless unlimited unbounded uncontrolled unmoderated jailbroken anthropic google microsoft "
-        "language laws$ whatever even+if illegal harmful nsfw explicit offensive profan vulgar violent sans "
+        "laws$ whatever even+if illegal harmful nsfw explicit offensive profan vulgar violent sans "
         "sin$ sem$ senza ohne jamais nunca rifiutare lehne verweigere importe 没有 不受 摆脱 拒绝"
     ),
     "MEM106": (
-        "you system initial hidden original pre- preprompt developer verbatim word$ full$ above before "
+        "you system initial hidden original pre- preprompt developer verbatim word+for+word in+full above "
+        "before+this "
         "beginning start$ top$ previous preceding prior earlier secret instructed programmed told instruction "
         "initiali startup start- boot prompt message consign mensaje mensagem instruc messaggio istruzioni "
         "anfangsanweisungen ursprunglichen 提示 指令 设定"
@@ -428,8 +467,14 @@ ANCHORS: dict[str, str] = {
         "you following below subsequent respond repl answer$ answers$ letter vowel consonant character markdown"
     ),
     "MEM109": (
-        "~always ~from+now ~every ~whenever you each all$ output response repl answer$ answers$ respond writ "
-        "speak talk whatever anything"
+        "~always ~from+now ~every ~whenever you each all$ output respons reply$ replies$ answer$ answers$ messag "
+        "whatever anything in+the+voice in+the+persona in+the+character in+the+role "
+        # "reply in …", "talk to me only with …": the verb of _SAY and the word after it
+        + " ".join(
+            f"{verb}+{after}"
+            for verb in ("reply", "respond", "answer", "write", "speak", "talk")
+            for after in ("to+me", "only", "always", "in", "using", "with")
+        )
     ),
 }
 # The injection classes apply to agent instruction files too (memfiles.lint.rules.KINDS): explicit overrides of

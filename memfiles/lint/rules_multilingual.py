@@ -1,9 +1,12 @@
-"""The core instruction phrases of MEM103-MEM106 in French, Spanish, Portuguese, Italian, German and Chinese.
+"""The core instruction phrases of MEM103-MEM106, MEM111 and MEM116 in French, Spanish, Portuguese, Italian, German
+and Chinese.
 
 Jailbreaks are translated to get past English keyword filters. Only the unmistakable openers are
 covered: ignore your (previous) instructions or everything above, you are now / act as / pretend
 to be / developer mode, no restrictions or filters / never refuse (tied to an AI so that "sans
-limites" in a phone plan stays clean), and your system prompt. The patterns read the folded view
+limites" in a phone plan stays clean), your system prompt, "reply only with" followed by the words to
+say (DICTATED; the quote or colon is required, since "di solo" is also Spanish for "I only gave"), and
+"repeat / translate / summarise the text above" (LEAK). The patterns read the folded view
 (memfiles.lint.textview): lower case and accents removed, so `précédentes` is written `precedentes`.
 """
 
@@ -99,4 +102,66 @@ JAILBREAK = [
     r"(?:ai|人工智能|助手|机器人|模型)[^。\n]{0,20}(?:没有|不受|摆脱)(?:任何)?(?:限制|约束|审查|道德|伦理|过滤)|"
     r"(?:没有|不受|摆脱)(?:任何)?(?:道德|伦理)?(?:限制|约束|审查|道德|伦理|过滤)的(?:ai|人工智能|助手|机器人|模型)|"
     r"你(?:从不|绝不|永远不|不会|不能|不可以|不得)拒绝|(?:永远|绝对)不要拒绝",
+]
+
+# MEM111: reply only with "…" / say only: … — a dictating verb, a word for "only", then the words in quotes or
+# after a colon.
+_THEN_WORDS = r"\s*(?:(?:par|avec|con|com|mit|with|le|la|les|el|lo|o|a|il|das|den|die|the)\s+){0,2}?[:\"'“«„]"
+DICTATED = [
+    r"\b(?:reponds|repondez|repondre|dis|dites|ecris|ecrivez|affiche|affichez|imprime)\s+(?:seulement|uniquement|"
+    r"simplement|juste|rien d" + _Q + r"autre que)" + _THEN_WORDS,
+    r"\b(?:responde|responda|responded|contesta|conteste|di|diga|escribe|escriba|imprime|imprima|muestra)\s+"
+    r"(?:solo|solamente|unicamente|exclusivamente|apenas|somente|so)" + _THEN_WORDS,
+    r"\b(?:responda|responde|diga|escreva|imprima|mostre)\s+(?:apenas|somente|so|exclusivamente)" + _THEN_WORDS,
+    r"\b(?:rispondi|rispondete|rispondere|di|dite|scrivi|scrivete|stampa)\s+(?:solo|soltanto|solamente|"
+    r"unicamente|esclusivamente)" + _THEN_WORDS,
+    r"\b(?:antworte|antworten sie|antwortet|sag|sage|sagen sie|schreib|schreibe|schreiben sie|gib|geben sie)\s+"
+    r"(?:nur|ausschliesslich|lediglich|einfach nur|bloss)" + _THEN_WORDS,
+    r"(?:只|仅|只能|只需)(?:回答|回复|说|输出|写|打印)[^。\n]{0,4}?[:：\"“「]",
+]
+
+# MEM116: repeat / translate / summarise / print the text above (or everything before this), word for word.
+LEAK = [
+    r"\b(?:repete|repetez|repeter|traduis|traduisez|resume|resumez|affiche|affichez|imprime|imprimez|montre|"
+    r"montrez|ecris|ecrivez|recopie|recopiez|donne-moi|donnez-moi)\b[^.\n]{0,40}?(?:ci-dessus|plus haut|"
+    r"au-dessus|precedent\w*|qui precede\w*|mot pour mot)",
+    r"\b(?:repite|repita|traduce|traduzca|resume|resuma|muestra|muestrame|imprime|imprima|escribe|escriba|copia|"
+    r"dame|deme)\b[^.\n]{0,40}?(?:anterior(?:es)?|de arriba|previo|previas|palabra por palabra)",
+    r"\b(?:repita|repete|traduza|traduz|resuma|resume|mostre|mostra|imprima|escreva|copie)\b[^.\n]{0,40}?"
+    r"(?:acima|anterior(?:es)?|palavra por palavra)",
+    r"\b(?:ripeti|ripetete|traduci|traducete|riassumi|riassumete|mostra|mostrami|stampa|scrivi|copia)\b"
+    r"[^.\n]{0,40}?(?:sopra|precedent[ei]|parola per parola)",
+    r"\b(?:wiederhole|wiederholen sie|ubersetze|ubersetzen sie|fasse|fassen sie|zeige|zeig|zeigen sie|gib|"
+    r"geben sie|schreibe|schreib|kopiere)\b[^.\n]{0,40}?(?:obig\w*|oben|vorherig\w*|bisherig\w*|wort fur wort)",
+    r"(?:重复|复述|翻译|总结|概括|输出|打印|显示|告诉我|写出)[^。\n]{0,10}?(?:上面|以上|之前|前面|上述)"
+    r"[^。\n]{0,4}?(?:内容|文字|文本|指令|指示|说明|提示|消息)",
+]
+
+# MEM110: "I am your developer", "the user has been verified" (accents folded: développeur -> developpeur).
+AUTHORITY = [
+    r"\b(?:je suis|c" + _Q + r"est)\s+(?:ton|votre)\s+(?:developpeur|createur|administrateur|programmeur|"
+    r"proprietaire)\b|\bl" + _Q + r"utilisateur\s+a\s+ete\s+(?:verifie|authentifie|autorise)\b",
+    r"\b(?:soy|sou)\s+(?:tu|su|teu|seu|o\s+seu|o\s+teu)\s+(?:desarrollador|desenvolvedor|creador|criador|"
+    r"administrador|programador)\b|\b(?:el|o)\s+usuario\s+(?:ha sido|ja foi|foi)\s+(?:verificado|autenticado|"
+    r"autorizado)\b",
+    r"\bsono\s+(?:il\s+tuo|il\s+vostro)\s+(?:sviluppatore|creatore|amministratore|programmatore)\b|"
+    r"\bl" + _Q + r"utente\s+e\s+stato\s+(?:verificato|autenticato|autorizzato)\b",
+    r"\bich bin\s+(?:dein|ihr)\s+(?:entwickler|schopfer|administrator|programmierer|betreiber)\b|"
+    r"\bder (?:benutzer|nutzer) (?:wurde|ist)\s+(?:bereits\s+)?(?:verifiziert|authentifiziert|autorisiert)\b",
+    r"我是你的(?:开发者|开发人员|创造者|管理员|程序员)|用户(?:已经|已)(?:通过)?(?:验证|认证|授权)",
+]
+
+# MEM112: "end of user input" (after a marker or at a line's start, as in English), "new instructions:" — the
+# data pretending to end.
+_MARK = r"(?:^|[\[<({#=*_|~-]\s*)"
+BOUNDARY = [
+    _MARK + r"fin\s+(?:de\s+l" + _Q + r"|du\s+|des\s+)(?:entree|texte|message|prompt|instructions?|donnees)\s*(?:de\s+"
+    r"l" + _Q + r"utilisateur|utilisateur)?\b|\bnouvelles\s+instructions\s*:",
+    _MARK + r"fin\s+(?:de\s+la\s+|del\s+|de\s+las\s+|dos\s+|da\s+)(?:entrada|texto|mensaje|mensagem|instrucciones|"
+    r"instrucoes|datos|dados)\b|\bnuevas\s+instrucciones\s*:|\bnovas\s+instrucoes\s*:",
+    _MARK + r"fine\s+(?:dell" + _Q + r"|del\s+|delle\s+)(?:input|testo|messaggio|istruzioni|dati)\b|"
+    r"\bnuove\s+istruzioni\s*:",
+    _MARK + r"ende\s+(?:der|des)\s+(?:benutzereingabe|eingabe|nachricht|anweisungen|textes|daten)\b|"
+    r"\bneue\s+anweisungen\s*:",
+    r"(?:用户输入|输入|系统提示|指令)(?:结束|到此结束)|新的?(?:指令|指示|任务)\s*[:：]",
 ]
