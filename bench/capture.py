@@ -3,10 +3,13 @@
     python bench/capture.py [--runs 7] [--work /tmp/mem-bench]
 
 W is the simplification issue's baseline, `python -c "import typer, rich.console, pydantic, yaml, git"`:
-the imports a write needs. Each run is one whole `mem capture --hook` process (SessionEnd) on a home of
-200 episodes; the transcript grows by one prompt before each run, so every run replaces the session's
-episode and commits, as a real hook at PreCompact and SessionEnd does. Target: ≤ 1.5 × W. The median of
-`--runs`, ours and W interleaved (A B A B …) so that a busy machine slows both alike.
+the imports a write needs. `mem` is a regular install of this checkout in WORK/venv, as bench/run.py
+makes it (the development install's import hook would add its own start-up), and W runs on that
+venv's python; `--mem` times another `mem` (W then runs on this python). Each run is one whole
+`mem capture --hook` process (SessionEnd) on a home of 200 episodes; the transcript grows by one
+prompt before each run, so every run replaces the session's episode and commits, as a real hook at
+PreCompact and SessionEnd does. Target: ≤ 1.5 × W. The median of `--runs`, ours and W interleaved
+(A B A B …) so that a busy machine slows both alike.
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
-from run import DEV_MEM, environment
+from run import environment, regular_install
 
-W = [sys.executable, "-c", "import typer, rich.console, pydantic, yaml, git"]
+W_IMPORTS = "import typer, rich.console, pydantic, yaml, git"
 SESSION = "bench-capture-0001"
 LINES = 2000
 
@@ -57,15 +60,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/tmp/mem-bench"))
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--mem", default=DEV_MEM, help="the mem to time (default: this environment's)")
+    parser.add_argument("--mem", help="the mem to time (default: a regular install of this checkout)")
     args = parser.parse_args()
+    mem, python = (args.mem, sys.executable) if args.mem else regular_install(args.work)
+    baseline = [python, "-c", W_IMPORTS]
     home = corpus.scope_home(args.work / "scope-200", 200)
     env = environment(home)
     path = args.work / "capture-transcript.jsonl"
     hook = json.dumps(
         {"session_id": SESSION, "transcript_path": str(path), "cwd": "/work/project", "hook_event_name": "SessionEnd"}
     )
-    command = [args.mem, "capture", "--hook", "-u", "bench"]
+    command = [mem, "capture", "--hook", "-u", "bench"]
     ours, theirs, episodes = [], [], []
     for run in range(args.runs + 1):  # the first of each is a warm-up
         transcript(path, run)
@@ -75,10 +80,10 @@ def main() -> int:
         if done.returncode != 0 or done.stdout or done.stderr:
             raise SystemExit(f"the hook failed: {done.returncode} {done.stdout!r} {done.stderr!r}")
         started = time.perf_counter()
-        subprocess.run(W, env=env, check=True)
+        subprocess.run(baseline, env=env, check=True)
         base = time.perf_counter() - started
         started = time.perf_counter()  # the reference: one `mem episode`, the write a capture makes
-        episode = [args.mem, "episode", f"Bench capture reference {time.time_ns()}: refund issued", "-u", "bench"]
+        episode = [mem, "episode", f"Bench capture reference {time.time_ns()}: refund issued", "-u", "bench"]
         subprocess.run(episode, env=env, check=True, capture_output=True)
         alone = time.perf_counter() - started
         if run:

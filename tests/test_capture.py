@@ -163,6 +163,8 @@ def test_precompact_then_session_end_gives_one_episode_naming_task_files_outcome
     episode = memfiles.open_home(home).user("alice").show_episode(second.outcome.episode_id or "").episode
     assert episode is not None
     assert episode.session == SESSION and episode.source == "capture" and episode.entities == [CWD]
+    assert episode.source_ref == f"session {SESSION}, transcript {transcript}"  # the same ref, one episode
+    assert not any(event.startswith("transcript ") for event in episode.events)
     assert episode.outcome == "success"
     assert str(episode.started_at) == "2026-09-02 14:02:11+00:00" and str(episode.ended_at).startswith(
         "2026-09-02 14:09"
@@ -186,6 +188,20 @@ def test_precompact_then_session_end_gives_one_episode_naming_task_files_outcome
 
     found = memfiles.open_home(home).user("alice").recall("rounding bug in invoice totals")
     assert [i.episode.session for i in found.items if i.episode] == [SESSION]
+
+
+def test_a_transcript_path_with_odd_characters_is_one_line_in_source_ref(home: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "two\nlines: #1 'q'"
+    folder.mkdir()
+    transcript = write_jsonl(folder / os.fsdecode(b"s-\xff.jsonl"), first_half())
+    done = capture_hook(hook_payload(transcript, "SessionEnd"), user="alice")
+    assert done.outcome is not None and done.outcome.kind == "recorded", done
+    [stored] = episode_files(home)
+    [line] = [line for line in stored.read_text().splitlines() if line.startswith("source_ref:")]
+    episode = memfiles.open_home(home).user("alice").show_episode(done.outcome.episode_id or "").episode
+    assert episode is not None
+    assert episode.source_ref == f"session {SESSION}, transcript {tmp_path}/two\\x0alines: #1 'q'/s-\\xff.jsonl"
+    assert line == "source_ref: '" + episode.source_ref.replace("'", "''") + "'"  # YAML quotes it, on one line
 
 
 def test_the_hook_command_prints_nothing_and_exits_0(home: Path, tmp_path: Path) -> None:

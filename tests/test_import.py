@@ -171,7 +171,9 @@ def test_a_chatgpt_export_is_one_episode_per_conversation_with_its_dates(home: P
     [found] = [i.episode for i in alice.recall("Lisbon trip in October").items if i.episode]
     assert found.session == "conv-1" and found.source == "import" and found.entities == ["Lisbon trip"]
     assert str(found.started_at).startswith("2026-09-21") and "abandoned branch" not in episode_file.read_text()
-    assert f"transcript {path}#conv-1" in found.events
+    assert found.source_ref == f"chatgpt {path} conversation conv-1" and found.events == [
+        "asked: Plan a three-day trip to Lisbon in October"
+    ]
     assert_second_run_is_present(home, str(path))
 
 

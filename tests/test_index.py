@@ -6,6 +6,7 @@ import os
 import random
 import sqlite3
 import subprocess
+import sys
 import time
 from datetime import date
 from pathlib import Path
@@ -274,8 +275,22 @@ def test_writes_through_mem_update_the_index(store: Home) -> None:
         "SELECT name FROM files WHERE name LIKE '2026/11/%okapi%' OR name LIKE '2026/11/2026-11-20%'"
     ).fetchall()
     conn.close()
-    assert len(rows) == 1  # recorded by the write itself, before any recall
+    assert len(rows) == 1  # recorded by the write itself, before any recall: this process recalls
     assert len(indexed_ids(store, "okapi")) == 1
+
+
+def test_a_one_shot_write_is_left_to_the_next_recall_which_finds_it(store: Home) -> None:
+    same(store, "refund")  # builds the index
+    mem = [sys.executable, "-m", "memfiles"]
+    env = {**os.environ, "MEM_HOME": str(store.root)}
+    episode = [*mem, "episode", "wombat seen near the bridge", "-u", "alice", "--at", "2026-11-21T10:00:00Z"]
+    subprocess.run(episode, env=env, check=True, capture_output=True, timeout=60)
+    conn = sqlite3.connect(index.path_of(store.paths, ALICE))
+    assert conn.execute("SELECT name FROM files WHERE name LIKE '%wombat%'").fetchall() == []  # not loaded to write
+    conn.close()
+    found = subprocess.run([*mem, "recall", "wombat", "-u", "alice"], env=env, capture_output=True, text=True)
+    assert "wombat seen near the bridge" in found.stdout, found.stdout + found.stderr
+    assert len(indexed_ids(store, "wombat")) == 1
 
 
 def test_corrupt_index_is_rebuilt(store: Home) -> None:
@@ -357,17 +372,18 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # changed: bump INDEX_VERSION (memfiles/recall/index_file.py) and record the new digest under the new version.
 # 6: episodes and facts as their models JSON; 7: episodes' review fields, and `files.held` (issue 25);
 # 8: the same bytes, but the guard's rules changed, so which episodes `files.held` holds back did too;
-# 9: the same again, for the rules of the second guard round (GUARD_RULES below)
+# 9: the same again, for the rules of the second guard round (GUARD_RULES below); 10: episodes' `source_ref`
 STORED = {
     5: "41379930bfc5c89e",
     6: "fbbb787f0f01c0fd",
     7: "8fb5f8ab4d18472c",
     8: "8fb5f8ab4d18472c",
     9: "8fb5f8ab4d18472c",
+    10: "dc67420510453817",
 }
 # The guard's rules each version of the index decided `files.held` with (a digest of every rule's code, severity,
 # kinds and patterns). The index stores the decision, so rules that catch more need a new version.
-GUARD_RULES = {9: "cc15b23e4e3fc299"}
+GUARD_RULES = {9: "cc15b23e4e3fc299", 10: "cc15b23e4e3fc299"}
 
 
 def test_the_guard_rules_change_only_with_the_index_version() -> None:

@@ -70,6 +70,15 @@ def test_tools_write_through_the_guard_and_read_through_recall(home: Path, monke
     assert json.loads(tools.show("org:acme")) == {"scope": "org:acme", "facts": []}
 
 
+def test_record_episode_names_its_source_ref_else_mem_mcp(home: Path) -> None:
+    tools = Tools(open_home(home), user="alice")
+    given = tools.record_episode("Refund issued for O-4471.", source_ref="ticket T-982")
+    plain = tools.record_episode("Asked about delivery times.")
+    episodes = {line.split()[1]: home / line.split()[2] for line in (given, plain)}
+    refs = [next(t for t in path.read_text().splitlines() if t.startswith("source_ref:")) for path in episodes.values()]
+    assert refs == ["source_ref: ticket T-982", "source_ref: mem mcp"]
+
+
 def test_the_default_scope_comes_from_the_server_then_mem_user(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert Tools(open_home(home), user="bob").scope(None).scope == Tools(open_home(home)).scope("user:bob").scope
     with pytest.raises(ScopeError, match="no scope given"):

@@ -84,7 +84,7 @@ def capture(
     for candidate facts (they wait as `proposed`); without one it is skipped and said so in `extract`.
     """
     from memfiles import capture as readers
-    from memfiles.capture.summary import draft
+    from memfiles.capture.summary import capture_ref, draft
 
     where = str(path)
     raw = (
@@ -101,6 +101,7 @@ def capture(
     found.session_id = session or found.session_id or Path(where).stem
     found.cwd = found.cwd or (cwd or "")
     made = draft(found, where)
+    made.ref = capture_ref(made.session, where)
     base: dict[str, Any] = {
         "session": made.session,
         "format": found.format,
@@ -124,7 +125,7 @@ def _save(scope: ScopeHandle, made: Draft) -> tuple[Outcome, list[str]]:
     from memfiles.ops import capture as saving
     from memfiles.ops.record import from_draft
 
-    new = from_draft(made, saving.SOURCE)
+    new = from_draft(made, saving.SOURCE, scope.home.config.memory.max_value_chars)
     name = str(scope.scope)
     try:
         written = saving.save(scope.home.paths, scope.home.config, scope.scope, new)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memfiles.api.inputs import When, when_text
-from memfiles.api.models import Cloned, Consolidation, DoctorReport, Initialised, LogEntry, RecallKind, RecallResult
 from memfiles.api.scope import ScopeHandle
 from memfiles.errors import ScopeError, UsageError
 from memfiles.format import layout
@@ -18,7 +17,16 @@ from memfiles.format.config import Config, Ignored, Settings, load_settings
 from memfiles.format.layout import Paths, Scope
 
 if TYPE_CHECKING:
-    from memfiles.api.models import SyncReport
+    from memfiles.api.models import (  # loaded by the methods that make them: a write needs none
+        Cloned,
+        Consolidation,
+        DoctorReport,
+        Initialised,
+        LogEntry,
+        RecallKind,
+        RecallResult,
+        SyncReport,
+    )
     from memfiles.lint.engine import LintReport
     from memfiles.recall.hybrid import Semantic
 
@@ -112,6 +120,7 @@ class Home:
         With the extra memfiles[semantic] installed the ranking is hybrid (words and meaning) unless
         `lexical=True` or mem.toml's `[recall] ranking = "lexical"`; `notes` then says what it could not do.
         """
+        from memfiles.api.models import RecallResult
         from memfiles.recall import retrieve
 
         chosen = _parse_scopes(scopes)
@@ -156,6 +165,7 @@ class Home:
         max_chars: int | None = None,
     ) -> RecallResult:
         """Several scopes' whole current memory as one block (`markdown=True`: a markdown list), like `mem render`."""
+        from memfiles.api.models import RecallResult
         from memfiles.recall import retrieve
         from memfiles.recall.render import estimate_tokens
         from memfiles.recall.render import markdown as as_markdown
@@ -206,6 +216,7 @@ class Home:
         progress: Progress | None = None,
     ) -> list[Consolidation]:
         """Consolidate the given scopes (None: every scope of the home), one commit each, like `mem consolidate`."""
+        from memfiles.api.models import Consolidation
         from memfiles.ops import consolidate
 
         chosen = self.paths.scopes() if scopes is None else _parse_scopes(scopes)
@@ -226,6 +237,7 @@ class Home:
 
         `reindex` rebuilds the recall indexes, and with memfiles[semantic] every scope's vectors (`progress`).
         """
+        from memfiles.api.models import DoctorReport
         from memfiles.ops import doctor
 
         rebuilt: list[str] = []
@@ -243,6 +255,7 @@ class Home:
 
     def log(self, limit: int = 20) -> list[LogEntry]:
         """The audit trail: the home's most recent commits, newest first."""
+        from memfiles.api.models import LogEntry
         from memfiles.store import gitrepo
 
         return [LogEntry.model_validate(entry) for entry in gitrepo.log(self.root, limit=limit)]
@@ -282,6 +295,7 @@ def init(path: str | os.PathLike[str] | None = None, *, force: bool = False) -> 
 
     The filesystem root and the user's home folder are refused unless `force`.
     """
+    from memfiles.api.models import Initialised
     from memfiles.ops.home import init_home
 
     root = layout.resolve_home(path)
@@ -290,6 +304,7 @@ def init(path: str | os.PathLike[str] | None = None, *, force: bool = False) -> 
 
 def clone(url: str, path: str | os.PathLike[str] | None = None) -> Cloned:
     """Set up another machine: clone the home at `url` and register the merge driver (`mem init --clone`)."""
+    from memfiles.api.models import Cloned
     from memfiles.ops.sync import clone_home
 
     root = layout.resolve_home(path)

@@ -56,6 +56,7 @@ class EpisodeInput(BaseModel):
     facts: list[CandidateInput] = []
     invalidates: list[InvalidationInput] = []
     source: str | None = None
+    source_ref: str | None = None  # where it came from: a session, a ticket, a file and record
     transcript: bool = False  # a role-labelled transcript, declared (FORMAT.md, "Quarantine")
 
     def to_new(self) -> NewEpisode:
@@ -74,6 +75,7 @@ class EpisodeInput(BaseModel):
             invalidates=[NewInvalidation(i.key, i.reason) for i in self.invalidates],
             source=self.source,
             transcript=self.transcript,
+            ref=self.source_ref,
         )
 
 

@@ -9,19 +9,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from memfiles.api.inputs import EpisodeInput, When, episode_input, pairs, read_value, when_text
-from memfiles.api.models import EpisodeFile, Forgotten, HeldEpisode, RecallKind, RecallResult, WrittenInto
 from memfiles.errors import RefusedError
 from memfiles.format.episodes import EpisodeOutcome
 from memfiles.format.fields import Subject
 from memfiles.format.layout import Scope
-from memfiles.format.model import Fact
 from memfiles.outcome import Outcome
 from memfiles.store.files import read_memory
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the result models load with the methods that make them: a write needs none of them
     from memfiles.api.browse import Digest, EpisodeMonth, EpisodePage
     from memfiles.api.home import Home, Progress
-    from memfiles.api.models import Consolidation
+    from memfiles.api.models import (
+        Consolidation,
+        EpisodeFile,
+        Forgotten,
+        HeldEpisode,
+        RecallKind,
+        RecallResult,
+        WrittenInto,
+    )
+    from memfiles.format.model import Fact
     from memfiles.ops.record import NewEpisode
 
 Pairs = Mapping[str, str] | Iterable[tuple[str, str]]
@@ -80,6 +87,8 @@ class ScopeHandle:
 
     def forget(self, id_or_key: str, *, purge: bool = False) -> Forgotten:
         """Remove a fact (by id) or all facts of a key, one commit; `purge=True` also erases them from git history."""
+        from memfiles.api.models import Forgotten
+
         if purge:
             from memfiles.ops.purge import PURGE_ADVICE
             from memfiles.ops.purge import purge as erase
@@ -103,6 +112,7 @@ class ScopeHandle:
     def flagged(self, *, settled: bool = False) -> list[HeldEpisode]:
         """Episodes the guard holds back, waiting for `accept_episode` or `reject_episode` (oldest first);
         `settled=True` adds those a person accepted or rejected."""
+        from memfiles.api.models import HeldEpisode
         from memfiles.ops.quarantine import held
 
         found = held(self.home.paths, self.scope)
@@ -113,12 +123,14 @@ class ScopeHandle:
 
         The acceptance records the sha256 of the text accepted: a later change of the text holds it back again.
         """
+        from memfiles.api.models import HeldEpisode
         from memfiles.ops.quarantine import accept
 
         return HeldEpisode.of(accept(self.home.paths, self.scope, episode_id, by or self._person()))
 
     def reject_episode(self, episode_id: str) -> HeldEpisode:
         """A person rejects an episode: `status: rejected`, kept in its file, never shown (one commit)."""
+        from memfiles.api.models import HeldEpisode
         from memfiles.ops.quarantine import reject
 
         return HeldEpisode.of(reject(self.home.paths, self.scope, episode_id))
@@ -156,11 +168,13 @@ class ScopeHandle:
         invalidates: Pairs | None = None,
         source: str | None = None,
         transcript: bool = False,
+        ref: str | None = None,
     ) -> Outcome:
         """Record what happened as one episode file (one commit); `recorded`, `quarantined`, `exists` or `refused`.
 
         `transcript=True` declares a role-labelled transcript (`User: …` lines): the guard reads speaker
-        labels as structure (never guessed from the text). Instruction-shaped text is `quarantined`.
+        labels as structure (never guessed from the text). `ref` is its `source_ref`, one line saying where
+        it came from (`session s-31, ticket T-9`). Instruction-shaped text (a ref's too) is `quarantined`.
         """
         from memfiles.ops.record import NewCandidate, NewEpisode, NewInvalidation
 
@@ -176,6 +190,7 @@ class ScopeHandle:
             [NewInvalidation(k, r) for k, r in pairs(invalidates)],
             source,
             transcript,
+            ref,
         )
         return self._record([new])[0]
 
@@ -218,6 +233,7 @@ class ScopeHandle:
 
         `month` ("YYYY-MM", when it started) looks in that month's folder first, without reading the others.
         """
+        from memfiles.api.models import EpisodeFile
         from memfiles.ops.archive import find
 
         if month is not None:
@@ -296,6 +312,7 @@ class ScopeHandle:
         `path` must be a regular file (or not exist yet) inside the working directory; `.changed` is False
         when the section was already up to date.
         """
+        from memfiles.api.models import WrittenInto
         from memfiles.ops.render_into import write_into
 
         rendered = self.render(episodes=episodes, budget=budget, markdown=markdown)

@@ -69,6 +69,9 @@ class Session:
     calls: list[ToolCall] = field(default_factory=list)
     problems: list[LineProblem] = field(default_factory=list)
     lines: int = 0
+    # The calls by id, for `result`: a transcript of thousands of calls answers each by id, not by a scan.
+    _by_id: dict[str, list[ToolCall]] = field(default_factory=dict, repr=False)
+    _indexed: int = field(default=0, repr=False)
 
     def seen(self, stamp: Any) -> datetime | None:
         """Widen the time range with a line's timestamp (ISO text or epoch seconds); the moment, if it is one."""
@@ -81,12 +84,15 @@ class Session:
     def result(self, call_id: str, failed: bool, output: str = "") -> None:
         """Record how the call `call_id` ended (a patch is a call per file); only an exit code is read out of
         its output."""
-        for call in self.calls:
-            if call.call_id and call.call_id == call_id:
-                call.failed = failed
-                call.exit_code = exit_code(output) if call.kind == COMMAND else None
-                if call.exit_code not in (None, 0):
-                    call.failed = True
+        for call in self.calls[self._indexed :]:  # readers append calls as they meet them
+            if call.call_id:
+                self._by_id.setdefault(call.call_id, []).append(call)
+        self._indexed = len(self.calls)
+        for call in self._by_id.get(call_id, []) if call_id else []:
+            call.failed = failed
+            call.exit_code = exit_code(output) if call.kind == COMMAND else None
+            if call.exit_code not in (None, 0):
+                call.failed = True
 
 
 def moment_of(stamp: Any) -> datetime | None:
@@ -109,7 +115,10 @@ def moment_of(stamp: Any) -> datetime | None:
 
 def exit_code(output: str) -> int | None:
     """The exit code a command's result states (`Exit code 1`, `"exit_code": 1`), if it states one."""
-    found = _EXIT.search(output[:2000])
+    head = output[:2000]
+    if "exit" not in head.lower():  # most outputs never say it: no regular expression over them
+        return None
+    found = _EXIT.search(head)
     return int(found.group(1)) if found else None
 
 

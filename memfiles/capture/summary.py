@@ -6,7 +6,8 @@ Summary lines, in this order, each cut to its share of the words: what the sessi
 last one); `Edited:` / `Created:` the files, `Ran:` the commands, `Failed:` the calls that failed (a
 command with its exit code, and whether it later succeeded); `Outcome:` the assistant's last words.
 Tool outputs are never copied. Every text is masked for secrets first. At most MAX_WORDS words. The
-events are a short timeline, ending with the transcript's path (where the episode came from).
+events are a short timeline; where the episode came from is its `source_ref` (`capture_ref`), set by the
+caller, which knows what the transcript was (a file, stdin, a conversation of an export).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import PurePath
 
 from memfiles.capture.secrets import mask
 from memfiles.capture.session import COMMAND, EDIT, WRITE, Session, ToolCall
+from memfiles.format.fields import printable_line
 
 MAX_WORDS = 500
 _TASK_WORDS = 80
@@ -53,6 +55,7 @@ class Draft:
     prompts: int = 0
     calls: int = 0
     problems: list[str] = field(default_factory=list)
+    ref: str = ""  # the episode's source_ref: where it came from (`capture_ref`, or an import's file and record)
 
     @property
     def words(self) -> int:
@@ -76,7 +79,7 @@ class _Masker:
 
 
 def draft(session: Session, where: str) -> Draft:
-    """The summary, events, entities and outcome of `session`; `where` names the transcript (for the record)."""
+    """The summary, events, entities and outcome of `session`; `where` names the transcript in its problems."""
     clean = _Masker()
     lines = [_opening(session)]
     prompts = [clean(_one_line(p.text)) for p in session.prompts]
@@ -104,7 +107,7 @@ def draft(session: Session, where: str) -> Draft:
     else:
         lines.append(f"Outcome: {outcome}.")
     summary = _bounded(lines)
-    events = [clean(e) for e in _events(session, edited, created, commands)] + [f"transcript {_one_line(where)}"]
+    events = [clean(e) for e in _events(session, edited, created, commands)]
     entities = [session.cwd] if session.cwd else []
     return Draft(
         summary=summary,
@@ -119,6 +122,11 @@ def draft(session: Session, where: str) -> Draft:
         calls=len(session.calls),
         problems=[p.text(where) for p in session.problems],
     )
+
+
+def capture_ref(session: str, where: str) -> str:
+    """A capture's `source_ref`: `session ID, transcript PATH` (docs/FORMAT.md, "Capture"), each part one line."""
+    return f"session {printable_line(session)}, transcript {printable_line(where)}"
 
 
 def _opening(session: Session) -> str:

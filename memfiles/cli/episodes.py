@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import typer
 
 from memfiles import output
-from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_scope
+from memfiles.cli.root import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_scope
 from memfiles.errors import UsageError
 
 
@@ -32,6 +32,7 @@ def episode(
         list[str] | None, typer.Option(help="KEY=REASON: a fact this makes stale (repeatable).")
     ] = None,
     source: Annotated[str | None, typer.Option(help="Where it came from (default agent_summary).")] = None,
+    ref: Annotated[str | None, typer.Option(help="Provenance detail (source_ref), e.g. 'ticket T-982'.")] = None,
     transcript: Annotated[
         bool,
         typer.Option("--transcript", help="SUMMARY is a role-labelled transcript (User: … / Assistant: … lines)."),
@@ -56,6 +57,7 @@ def episode(
     \b
     Examples:
       mem episode -u alice "Asked about order O-4471; in transit." --session s-31 --outcome success
+      mem episode -u alice "Refund issued for O-4471." --ref "ticket T-982"
       mem episode -u alice --transcript "$(printf 'User: hi\nAssistant: hello')"
       mem episode -u alice --from-json episodes.json
     """
@@ -64,7 +66,7 @@ def episode(
 
     handle = open_scope(ctx, user, scope)
     if from_json is not None:
-        given = [summary, session, at, ended, entity, event, fact, invalidates, source, transcript]
+        given = [summary, session, at, ended, entity, event, fact, invalidates, source, ref, transcript]
         if any(given) or outcome != "unknown":
             raise UsageError("give either SUMMARY with options or --from-json, not both")
         where = str(getattr(from_json, "name", "<stdin>"))  # a test's stand-in for stdin has no name
@@ -86,6 +88,7 @@ def episode(
             invalidates=stale,
             source=source,
             transcript=transcript,
+            ref=ref,
         )
         results = [one]
     output.outcomes(results, as_json)

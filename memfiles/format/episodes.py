@@ -16,8 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 from memfiles import clock
 from memfiles.errors import FileFormatError, UsageError
 from memfiles.format import yamlio
-from memfiles.format.fields import Confidence, Key, OneLine, Problem, Subject, When, problems
-from memfiles.format.model import sha256_hex
+from memfiles.format.fields import Confidence, Key, OneLine, Problem, Subject, When, problems, sha256_hex
 
 EpisodeOutcome = Literal["success", "failure", "partial", "unknown"]
 OUTCOMES: tuple[str, ...] = get_args(EpisodeOutcome)
@@ -108,6 +107,7 @@ class Episode(BaseModel):
     outcome: EpisodeOutcome = "unknown"
     events: list[str] = []
     source: OneLine = DEFAULT_SOURCE
+    source_ref: OneLine | None = None
     transcript: bool = False
     facts: list[CandidateFact] = []
     invalidates: list[Invalidation] = []
@@ -257,7 +257,7 @@ def _front(episode: Episode) -> dict[str, Any]:
         front["facts"] = [f.to_dict() for f in episode.facts]
     if not episode.invalidates:
         del front["invalidates"]
-    for name in ("transcript", "status", "findings", "accepted"):  # written only when they say something
+    for name in ("source_ref", "transcript", "status", "findings", "accepted"):  # written only when they say something
         if not front[name]:
             del front[name]
     return front
@@ -289,8 +289,8 @@ def guarded_lines(episode: Episode) -> list[tuple[str, str]]:
 
     The summary and events are one line, their whitespace and line breaks collapsed as the block
     collapses them, so an instruction split across lines is read whole; a declared transcript keeps
-    one line per turn. Session, entities and invalidation reasons are a line each. Candidate fact
-    values are not here: they are checked as fact values (`where="fact"`).
+    one line per turn. Session, `source_ref`, entities and invalidation reasons are a line each. Candidate
+    fact values are not here: they are checked as fact values (`where="fact"`).
     """
     if episode.transcript:
         lines = [("summary", turn) for turn in _turns(episode.summary)]
@@ -298,6 +298,7 @@ def guarded_lines(episode: Episode) -> list[tuple[str, str]]:
     else:
         lines = [("summary", " ".join(" ".join([episode.summary, *episode.events]).split()))]
     lines += [("session", episode.session)] if episode.session else []
+    lines += [("source_ref", episode.source_ref)] if episode.source_ref else []
     lines += [("entity", e) for e in episode.entities]
     lines += [(f"reason for invalidating {i.key}", i.reason) for i in episode.invalidates if i.reason.strip()]
     return [(name, text) for name, text in lines if text.strip()]
@@ -306,8 +307,8 @@ def guarded_lines(episode: Episode) -> list[tuple[str, str]]:
 def text_sha256(episode: Episode) -> str:
     """The sha256 an acceptance records: of the guarded lines, then `key=value` of each candidate fact.
 
-    Any change to what a reader could see (summary words, an event, an entity, a candidate fact,
-    the transcript flag) changes it, and so voids an acceptance; whitespace the block collapses does not.
+    Any change to what a reader could see (summary words, an event, an entity, the source_ref, a candidate
+    fact, the transcript flag) changes it, and so voids an acceptance; whitespace the block collapses does not.
     """
     kind = "transcript" if episode.transcript else "episode"
     lines = [kind, *(text for _, text in guarded_lines(episode)), *(f"{f.key}={f.value}" for f in episode.facts)]

@@ -7,6 +7,7 @@ frontmatter (`memfiles.format.yamlio.locate`) and a sentence a person can act on
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,11 @@ STATUSES: tuple[str, ...] = get_args(Status)
 
 KEY_PATTERN = re.compile(r"[a-z][a-z0-9_.-]{0,63}")
 KEY_RULE = "lower-case letters, digits, _ . -"
+
+
+def sha256_hex(text: str) -> str:
+    """The SHA-256 of `text` (UTF-8) in hex: what fact and episode ids and an acceptance's hash are made of."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _when(value: Any, info: ValidationInfo) -> date | datetime:
@@ -61,6 +67,27 @@ def _one_line(value: Any, info: ValidationInfo) -> Any:
 
 Key = Annotated[str, BeforeValidator(_key)]
 OneLine = Annotated[str, BeforeValidator(_one_line)]
+
+# What a text field cannot hold as written: control characters (line breaks among them), line and paragraph
+# separators, and the lone surrogates that stand for bytes a file name had that were not UTF-8.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def printable_line(text: str, limit: int | None = None) -> str:
+    """`text` (a path, an id from another tool) as one line that any text field holds (FORMAT.md, "Capture"):
+    each control character, line separator or undecodable byte is written as `\\xNN` / `\\uNNNN`, so
+    the line names what it named and survives YAML; over `limit` characters, the start is cut to `…`."""
+
+    def escaped(found: re.Match[str]) -> str:
+        code = ord(found.group())
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (os.fsdecode's surrogateescape)
+            return f"\\x{code - 0xDC00:02x}"
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    line = _UNPRINTABLE.sub(escaped, text)
+    if limit is not None and len(line) > limit:
+        line = "…" + line[len(line) - limit + 1 :]
+    return line
 
 
 @dataclass(frozen=True, slots=True)

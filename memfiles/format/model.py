@@ -7,14 +7,13 @@ in (a file, the API, an extractor); the core then works on these objects and may
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from memfiles import clock
-from memfiles.format.fields import Confidence, Key, OneLine, Status, Subject, When
+from memfiles.format.fields import Confidence, Key, OneLine, Status, Subject, When, sha256_hex
 
 # Statuses that make up a key's current belief; the rest is history or pending review.
 CURRENT = ("active", "conflict")
@@ -94,11 +93,6 @@ class Fact(BaseModel):
 def normalise_value(value: str) -> str:
     """The comparison form of a value: case and runs of whitespace do not make a new value."""
     return " ".join(value.split()).casefold()
-
-
-def sha256_hex(text: str) -> str:
-    """The SHA-256 of `text` (UTF-8) in hex."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def fact_id(key: str, value: str, stated_at: str | clock.When, confidence: str, taken: set[str]) -> str:

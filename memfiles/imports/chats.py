@@ -1,5 +1,6 @@
 """Chat data exports: ChatGPT's and Claude.ai's `conversations.json`, one episode per conversation with its
-real dates, made by capture's extractive summary (docs/FORMAT.md, "Capture").
+real dates, made by capture's extractive summary (docs/FORMAT.md, "Capture"), its `source_ref` naming the
+file and the conversation (`chatgpt FILE conversation ID`).
 
 ChatGPT: a list of `{"id"|"conversation_id", "title", "create_time", "update_time", "mapping": {node:
 {"message": {"author": {"role"}, "content": {"parts": [...]}, "create_time"}, "parent", "children"}},
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from memfiles.capture.session import Prompt, Session, as_text, moment_of, text_of
+from memfiles.format.fields import printable_line
 from memfiles.imports import Records
 
 
@@ -36,6 +38,7 @@ def read(raw: Any, where: str, format: str) -> Records:
         made = draft(session, f"{where}#{session.session_id}")
         title = as_text(item.get("title") if format == "chatgpt" else item.get("name")).strip()
         made.entities = [" ".join(title.split())] if title else []
+        made.ref = f"{format} {printable_line(where)} conversation {printable_line(session.session_id)}"
         found.conversations.append(made)
     return found
 

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from memfiles.ops.scopefiles import Progress, ScopeFiles
 
 T = TypeVar("T")
+# Files a write in a process without the recall index leaves to the next recall (note_written).
+_LEFT_TO_RECALL = 20
 
 
 @dataclass(slots=True)
@@ -105,12 +107,16 @@ def commit_or_undo(paths: Paths, before: Mapping[str, tuple[Path, bytes | None]]
 
 
 def note_written(paths: Paths, scope: Scope, relpaths: list[str]) -> None:
-    """The scope's recall index (a cache) follows the write; it never fails it.
+    """The scope's recall index (a cache) follows the write; it never fails the write.
 
-    Most writes go to scopes that have no index yet (the first recall builds it): then the index
-    module, with SQLite and the scorer, is not even imported (10 ms of every `mem episode`).
+    Most writes go to scopes that have no index yet (the first recall builds it): then the index module,
+    with SQLite and the scorer, is not even imported. A process that has not loaded it either (a one-shot
+    `mem episode` or `mem capture`) leaves a few written files to the next recall, which finds them by their
+    stat as it finds a `git pull`'s: loading the module here costs 50-70 ms, reading a file there about
+    1 ms. A batch (consolidation, an import) and a process that recalls (`mem mcp`, `mem ui`) update it now.
     """
-    if paths.index_files(scope):
+    loaded = "memfiles.recall.index" in sys.modules
+    if paths.index_files(scope) and (loaded or len(relpaths) > _LEFT_TO_RECALL):
         from memfiles.recall import index
 
         index.note_written(paths, scope, relpaths)

@@ -32,6 +32,7 @@ from memfiles.format.model import Fact
 from memfiles.ops import commit, scopefiles, supersession, writepath
 from memfiles.ops.commit import FileChanges
 from memfiles.ops.scopefiles import ScopeFiles, StoredEpisode
+from memfiles.ops.textfield import check_text_field
 from memfiles.ops.writepath import NewFact
 
 if TYPE_CHECKING:
@@ -161,9 +162,7 @@ def _apply_episode(facts: list[Fact], episode: Episode, config: Config, plan: Pl
     start = episode.started_at
     for stale in episode.invalidates:
         try:
-            writepath.check_text_field(
-                f"reason for invalidating {stale.key}", stale.reason, config.memory.max_value_chars
-            )
+            check_text_field(f"reason for invalidating {stale.key}", stale.reason, config.memory.max_value_chars)
         except RefusedError as exc:
             plan.refused.append(f"{episode.id} invalidates {stale.key}: {exc.rule}: {exc.why}")
             continue
@@ -221,9 +220,7 @@ def _apply_answer(
         for decision in decisions:
             fact = current[decision.id]
             try:
-                writepath.check_text_field(
-                    f"reason for {status} {fact.id}", decision.reason, config.memory.max_value_chars
-                )
+                check_text_field(f"reason for {status} {fact.id}", decision.reason, config.memory.max_value_chars)
             except RefusedError as exc:
                 plan.refused.append(f"extractor {status} {fact.id}: {exc.rule}: {exc.why}")
                 continue

@@ -4,9 +4,9 @@ Free-text memories become facts with a derived key (memfiles.imports.derived_key
 `source_ref` naming the file and the record, and `status: proposed`: a person accepts them (`mem
 review`). Each is validated and guarded as `mem add` would (a refusal is counted and said, the rest
 goes on); one whose key and value the scope already has (in any status, a rejected one included) is
-already present. Conversations become episodes through the episode write path (an instruction-shaped
-one is refused or, with the guard-policy write path, quarantined); an episode already recorded is
-present. A dry run decides the same and writes nothing.
+already present. Conversations become episodes through the episode write path, `source_ref` naming the
+file and the conversation (an instruction-shaped one is quarantined, or refused under `[guard] episodes =
+"refuse"`); an episode already recorded is present. A dry run decides the same and writes nothing.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def conversations(paths: Paths, config: Config, scope: Scope, drafts: list[Any],
     result = Imported()
     batch = []
     for made in drafts:
-        new = from_draft(made, SOURCE)
+        new = from_draft(made, SOURCE, config.memory.max_value_chars)
         try:
             validate_episode(new, config, scope)
         except RefusedError as exc:

@@ -19,11 +19,11 @@ from memfiles.errors import MemError, RefusedError
 from memfiles.format import episodes
 from memfiles.format.config import Config
 from memfiles.format.episodes import DEFAULT_SOURCE, OUTCOMES, Episode, episode_id
-from memfiles.format.fields import KEY_PATTERN, SUBJECTS
+from memfiles.format.fields import KEY_PATTERN, SUBJECTS, printable_line
 from memfiles.format.layout import Paths, Scope
 from memfiles.ops import quarantine
 from memfiles.ops.commit import commit_or_undo, note_written, refuse_during_merge
-from memfiles.ops.writepath import check_text_field
+from memfiles.ops.textfield import check_text_field
 from memfiles.store.files import atomic_write, scope_lock
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ class NewEpisode:
     invalidates: list[NewInvalidation] = field(default_factory=list)
     source: str | None = None
     transcript: bool = False  # declared by the writer (capture, import, --transcript), never guessed
+    ref: str | None = None  # `source_ref`: where it came from (a session and transcript, a file and record)
 
 
 @dataclass(slots=True)
@@ -98,6 +99,8 @@ def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
     check_text_field("summary", summary, config.memory.max_episode_chars, one_line=False, guarded=False)
     if new.session is not None:
         check_text_field("session", new.session, most, guarded=False)
+    if new.ref:  # as for a fact, an empty ref is no ref
+        check_text_field("source_ref", new.ref, most, guarded=False)
     for entity in new.entities:
         check_text_field("entity", entity, most, guarded=False)
     for event in new.events:
@@ -130,6 +133,7 @@ def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
             "outcome": new.outcome,
             "events": [e.strip() for e in new.events],
             "source": source,
+            "source_ref": new.ref or None,
             "transcript": new.transcript,
             "facts": [
                 {"key": c.key, "value": c.value.strip(), "subject": c.subject, "confidence": c.confidence}
@@ -163,8 +167,9 @@ def _place(paths: Paths, scope: Scope, episode: Episode) -> tuple[Path, bool]:
         attempt += 1
 
 
-def from_draft(made: Draft, source: str) -> NewEpisode:
-    """The episode a captured or imported transcript becomes: declared a transcript, with its real times."""
+def from_draft(made: Draft, source: str, limit: int) -> NewEpisode:
+    """The episode a captured or imported transcript becomes: declared a transcript, with its real times, and
+    its `source_ref` cut to `limit` characters (mem.toml max_value_chars) so that a long path never refuses it."""
     return NewEpisode(
         summary=made.summary,
         session=made.session,
@@ -175,6 +180,7 @@ def from_draft(made: Draft, source: str) -> NewEpisode:
         outcome=made.outcome,
         source=source,
         transcript=True,
+        ref=printable_line(made.ref, limit) if made.ref else None,
     )
 
 

@@ -206,7 +206,9 @@ def _checked(paths: Paths, scope: Scope, entry: ScopeEntry, report: Restored) ->
 
 
 def _guarded(episode: Episode) -> str:
-    return "\n".join([episode.summary, *episode.events, episode.session or "", *episode.entities])
+    return "\n".join(
+        [episode.summary, *episode.events, episode.session or "", episode.source_ref or "", *episode.entities]
+    )
 
 
 def _placed(paths: Paths, scope: Scope, relpath: str, digest: bool) -> Path:

@@ -10,7 +10,6 @@ in memfiles.ops.record, where an error finding quarantines the episode instead).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -25,11 +24,11 @@ from memfiles.format.memoryfile import MemoryDoc, serialize
 from memfiles.format.model import Fact, fact_id
 from memfiles.ops import supersession
 from memfiles.ops.commit import commit_or_undo, current, refuse_during_merge
+from memfiles.ops.textfield import check_text_field
 from memfiles.outcome import Outcome
 from memfiles.store.files import atomic_write, read_memory, scope_lock
 
 T = TypeVar("T")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 @dataclass(slots=True)
@@ -44,34 +43,6 @@ class NewFact:
     ref: str | None = None
     at: str | When | None = None
     expires: str | When | None = None
-
-
-def check_text_field(name: str, text: str, limit: int, one_line: bool = True, guarded: bool = True) -> None:
-    """Refuse text that is empty, over `limit`, has control characters (or breaks if one_line) or, when `guarded`,
-    fails the guard as a fact value. Episodes pass `guarded=False`: their text is quarantined, not refused
-    (memfiles.ops.quarantine)."""
-    if len(text) > limit:
-        raise RefusedError(
-            "MEM602", f"{name} is {len(text)} characters, over the limit of {limit} (mem.toml max_value_chars)"
-        )
-    if not text.strip():
-        raise RefusedError("MEM604", f"{name} is empty")
-    if one_line and ("\n" in text or "\r" in text):
-        raise RefusedError("MEM604", f"{name} must be one line of text without control characters")
-    # The guard runs before the control-character check so that a refusal carries the same code
-    # that `mem lint` reports for the same text (MEM204 for a control character, for example).
-    if guarded or _CONTROL.search(text):
-        _guard(name, text)
-    if _CONTROL.search(text):
-        raise RefusedError("MEM604", f"{name} must be text without control characters")
-
-
-def _guard(name: str, text: str) -> None:
-    from memfiles.api.guard import check
-
-    finding = next((f for f in check(text, where="fact").findings if f.severity == "error"), None)
-    if finding is not None:
-        raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
 
 
 def validate(new: NewFact, config: Config) -> Fact:

@@ -14,17 +14,22 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memfiles.errors import MemError
 from memfiles.format.layout import Paths, Scope
-from memfiles.format.memoryfile import MemoryDoc, new_body, parse
 from memfiles.store.faults import crash_point
+
+if TYPE_CHECKING:
+    from memfiles.format.memoryfile import MemoryDoc
 
 LOCK_TIMEOUT_SECONDS = 60.0
 
 
 def read_memory(paths: Paths, scope: Scope) -> MemoryDoc:
     """The scope's MEMORY.md parsed (an empty document if the scope has none yet)."""
+    from memfiles.format.memoryfile import MemoryDoc, new_body, parse  # an episode's write never reads it
+
     path = paths.memory_file(scope)
     try:
         data = path.read_bytes()
