@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import typer
@@ -21,7 +20,6 @@ from memfiles.cli import app
 
 runner = CliRunner()
 README = Path(__file__).resolve().parent.parent / "README.md"
-RUN: dict[str, Any] = {"capture_output": True, "text": True, "timeout": 60}
 
 
 def command_names() -> list[str]:
@@ -41,30 +39,6 @@ def test_every_command_is_in_the_readme_table() -> None:
     table = {name for row in rows for name in re.findall(r"`mem ([a-z-]+)", row.split(" | ")[0])}
     missing = [name for name in command_names() if name not in table]
     assert not missing, f"commands missing from README's command table: {missing}"
-
-
-def test_each_command_is_found_in_the_module_that_adds_it() -> None:
-    from memfiles.cli import COMMANDS, MODULES, command_of
-
-    added = {
-        info.name or (info.callback.__name__.replace("_", "-") if info.callback else ""): (
-            info.callback.__module__.rsplit(".", 1)[1] if info.callback else ""
-        )
-        for info in app.registered_commands
-    }
-    assert added == COMMANDS and set(COMMANDS.values()) == set(MODULES)
-    assert command_of(["--home", "capture", "--debug", "episode", "capture"]) == "episode"
-    assert command_of(["--home=/x", "recall", "-u", "alice"]) == "recall" and command_of(["--help"]) is None
-
-
-def test_the_console_script_runs_one_command_and_lists_them_all() -> None:
-    code = "import sys; from memfiles.cli import main; sys.argv = ['mem', *sys.argv[1:]]; main()"
-    one = subprocess.run([sys.executable, "-c", code, "--home", "/nowhere", "episode", "--help"], **RUN)
-    assert one.returncode == 0 and "--from-json" in one.stdout
-    every = subprocess.run([sys.executable, "-c", code, "--help"], **RUN)
-    assert every.returncode == 0 and all(f" {name} " in every.stdout for name in command_names())
-    unknown = subprocess.run([sys.executable, "-c", code, "recal", "x"], **RUN)
-    assert unknown.returncode == 2 and "No such command 'recal'" in unknown.stderr
 
 
 def test_version() -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import typer
 
 from memfiles import output
-from memfiles.cli.root import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_home, open_scope
+from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_home, open_scope
 from memfiles.errors import UsageError
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from memfiles import output
-from memfiles.cli.root import JsonOpt, app, exit_with, open_home
+from memfiles.cli.app import JsonOpt, app, exit_with, open_home
 
 
 @app.command()

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import typer
 
 from memfiles import output
-from memfiles.cli.root import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_scope
+from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_scope
 from memfiles.errors import UsageError
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 
 from memfiles import output
-from memfiles.cli.root import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_home, open_scope
+from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_home, open_scope
 
 if TYPE_CHECKING:
     from memfiles.format.fields import Subject

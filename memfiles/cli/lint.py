@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from memfiles import output
-from memfiles.cli.root import app, exit_with, home_option
+from memfiles.cli.app import app, exit_with, home_option
 from memfiles.errors import UsageError
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import typer
 
 from memfiles import output
-from memfiles.cli.root import ScopeOpt, ScopesOpt, UserOpt, UsersOpt, app, home_option, open_home, open_scope
+from memfiles.cli.app import ScopeOpt, ScopesOpt, UserOpt, UsersOpt, app, home_option, open_home, open_scope
 from memfiles.errors import UsageError
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from memfiles import output
-from memfiles.cli.root import JsonOpt, ScopeOpt, UserOpt, app, exit_with, home_option, open_home
+from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, home_option, open_home
 
 
 @app.command()

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import typer
 
 from memfiles import output
-from memfiles.cli.root import JsonOpt, ScopeOpt, ScopesOpt, UserOpt, UsersOpt, app, exit_with, open_home
+from memfiles.cli.app import JsonOpt, ScopeOpt, ScopesOpt, UserOpt, UsersOpt, app, exit_with, open_home
 
 
 @app.command()

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from memfiles import output
-from memfiles.cli.root import app, home_option
+from memfiles.cli.app import app, home_option
 
 
 def _announce(url: str) -> None:
