@@ -55,7 +55,8 @@ def _imported_after(code: str, root: Path) -> list[str]:
     script = f"import sys\nfrom memfiles.api import open_home\nhome = open_home({str(root)!r})\n{code}\n"
     script += f"print(' '.join(m for m in {EXTRA_MODULES!r} if m in sys.modules))"
     env = {**os.environ, "MEM_NOW": "2026-09-02T09:00:00Z"}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
     return done.stdout.split()
 
 
@@ -167,6 +168,25 @@ def test_a_read_beyond_its_budget_ranks_lexically_and_says_so(home: Path, monkey
     open_home(home).doctor(reindex=True)
     again = open_home(home).user("alice").recall("where is order O-4471")
     assert again.notes == [] and again.items[0].scores.semantic is not None
+
+
+@needs_extra
+def test_a_home_whose_vectors_are_not_built_answers_by_words_and_loads_no_model(home: Path) -> None:
+    """More episodes and facts than a read embeds itself, and no vectors (a home written before the extra was
+    installed): recall ranks by words, says so, and does not pay for loading the model; a reindex builds them."""
+    _support_home(home, vectors=False)
+    for path in (home / ".cache" / "index").glob("*vectors*"):  # a write in this process, which has the model
+        path.unlink()  # loaded from earlier tests, embedded what it wrote
+    ask = "from memfiles.recall import hybrid\nhybrid.CATCH_UP = 2\n"  # the support home holds 3 items
+    ask += "found = home.user('alice').recall('where is order O-4471')\n"
+    ask += "assert [i.kind for i in found.items] == ['episode'], found.items\n"
+    by_words = "assert all(i.scores.semantic is None for i in found.items)\n"
+    by_words += "assert any('not built yet' in n and 'mem doctor --reindex' in n for n in found.notes), found.notes"
+    imported = _imported_after(ask + by_words, home)
+    assert "onnxruntime" not in imported and "tokenizers" not in imported
+    open_home(home).doctor(reindex=True)
+    hybrid = "assert found.notes == [] and all(i.scores.semantic is not None for i in found.items), found"
+    assert "onnxruntime" in _imported_after(ask + hybrid, home)
 
 
 @needs_extra
