@@ -20,8 +20,8 @@ from memfiles.format.layout import Paths, Scope
 if TYPE_CHECKING:
     from memfiles.api.models import SyncReport
     from memfiles.lint.engine import LintReport
-    from memfiles.recall.hybrid import Semantic
     from memfiles.recall.embedder import Embedder
+    from memfiles.recall.hybrid import Semantic
 
 Progress = Callable[[int, int], None]  # tick(done, total), for a progress bar
 log = logging.getLogger("memfiles")  # a settings value left out is a warning (the CLI prints it on stderr)

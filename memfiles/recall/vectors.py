@@ -50,7 +50,7 @@ def fact_texts(fact: Fact) -> list[str]:
     its value alone ("build emergency fund"), which a question about the thing itself names."""
     key = fact.key.replace("_", " ")
     texts = [f"The {key} is {fact.value}.", key] if len(key) >= 3 else [f"The {key} is {fact.value}."]
-    return texts + [fact.value] if fact.value.strip() and fact.value != key else texts
+    return [*texts, fact.value] if fact.value.strip() and fact.value != key else texts
 
 
 def episode_passages(episode: Episode) -> list[str]:
