@@ -18,6 +18,7 @@ Nothing here is imported unless the extra is installed and the hybrid ranking is
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import logging
@@ -99,8 +100,11 @@ class Embedder:
         # turns from the working ones (a 10k reindex ran at 14-19 episodes/s against 20-26 without; as fast alone).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
-            with tempfile.TemporaryDirectory(prefix="mem-model-") as spare:  # the int8 copy without a home
-                model = _int8_copy(onnxruntime, files, (cache or Path(spare)) / "models") if files.int8 else files.model
+            with contextlib.ExitStack() as stack:
+                model = files.model
+                if files.int8:  # without a home, the copy lives in a temporary folder while the model loads
+                    folder = cache or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mem-model-")))
+                    model = _int8_copy(onnxruntime, files, folder / "models")
                 self._session = onnxruntime.InferenceSession(
                     str(model), sess_options=options, providers=["CPUExecutionProvider"]
                 )
