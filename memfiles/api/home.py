@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         SyncReport,
     )
     from memfiles.lint.engine import LintReport
+    from memfiles.recall.embedder import Embedder
     from memfiles.recall.hybrid import Semantic
 
 Progress = Callable[[int, int], None]  # tick(done, total), for a progress bar
@@ -242,10 +243,23 @@ class Home:
 
         rebuilt: list[str] = []
         if reindex:
-            semantic, notes = self._semantic(lexical=False)
-            rebuilt = doctor.reindex(self.paths, semantic.embedder if semantic else None, progress) + notes
-        done, problems = doctor.run(self.paths, fix)
-        return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems], notes=doctor.notes(self.paths))
+            model, notes = self._model()
+            rebuilt = doctor.reindex(self.paths, model, progress) + notes
+        done, problems = doctor.run(self.paths, fix, use_index=reindex)
+        accepted = doctor.notes(self.paths, use_index=reindex)
+        return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems], notes=accepted)
+
+    def _model(self) -> tuple[Embedder | None, list[str]]:
+        """The extra's model, loaded, for a reindex (None, and why, when it cannot be)."""
+        semantic, notes = self._semantic(lexical=False)
+        if semantic is None:
+            return None, notes
+        from memfiles.recall.embedder import ModelUnavailable
+
+        try:
+            return semantic.embedder, notes
+        except ModelUnavailable as exc:
+            return None, [*notes, f"vectors not rebuilt: {exc}"]
 
     def read_text(self, relpath: str) -> str:
         """A file of the home as text (`users/alice/MEMORY.md`), for viewers; not in .git/ or .cache/, no links."""

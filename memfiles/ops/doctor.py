@@ -48,8 +48,8 @@ class Problem:
         return f"{self.where}: {self.what}" + ("" if self.repair else " (needs a person)")
 
 
-def examine(paths: Paths) -> list[Problem]:
-    """Every problem found in the home, in a stable order."""
+def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
+    """Every problem found in the home, in a stable order (`use_index`: see `run`)."""
     problems = _settings(paths)
     for scope in paths.scopes():
         memory = paths.memory_file(scope)
@@ -59,7 +59,7 @@ def examine(paths: Paths) -> list[Problem]:
             except MemError as exc:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
     problems.extend(_indexes(paths))
-    problems.extend(_flagged(paths))
+    problems.extend(_flagged(paths, use_index))
     problems.extend(_capture_log(paths))
     problems.extend(_temp_files(paths))
     problems.extend(_git_state(paths))
@@ -148,13 +148,13 @@ def reindex(paths: Paths, model: Embedder | None = None, tick: Callable[[int, in
     return done
 
 
-def _flagged(paths: Paths) -> list[Problem]:
+def _flagged(paths: Paths, use_index: bool) -> list[Problem]:
     """Episodes held back by the guard (stored flagged, or edited in by hand or `git pull`): a person settles them."""
     from memfiles.ops.quarantine import held
 
     found = []
     for scope in paths.scopes():
-        for one in held(paths, scope, use_index=False):
+        for one in held(paths, scope, use_index=use_index):
             if one.review.state == "flagged":
                 what = "; ".join(f.line() for f in one.review.findings) or "status: flagged"
                 settle = f"mem review -s {scope}, then mem accept or mem reject {one.episode.id}"
@@ -164,13 +164,13 @@ def _flagged(paths: Paths) -> list[Problem]:
     return found
 
 
-def notes(paths: Paths) -> list[str]:
+def notes(paths: Paths, use_index: bool = False) -> list[str]:
     """Episodes a person accepted in which the guard still finds something: shown, but worth knowing about."""
     from memfiles.ops.quarantine import held
 
     found = []
     for scope in paths.scopes():
-        for one in held(paths, scope, use_index=False):
+        for one in held(paths, scope, use_index=use_index):
             if one.review.state == "accepted" and one.review.findings:
                 accepted = one.episode.accepted
                 by = f" by {accepted.by} on {clock.iso(accepted.at)}" if accepted else ""
@@ -307,13 +307,18 @@ def repair(paths: Paths, problems: list[Problem]) -> list[str]:
     return done
 
 
-def run(paths: Paths, fix: bool) -> tuple[list[str], list[Problem]]:
-    """Examine the home; with `fix`, repair and look again (a repair can uncover the next problem)."""
-    problems = examine(paths)
+def run(paths: Paths, fix: bool, use_index: bool = False) -> tuple[list[str], list[Problem]]:
+    """Examine the home; with `fix`, repair and look again (a repair can uncover the next problem).
+
+    Doctor reads and reviews every episode file itself, since it examines the recall index too; with
+    `use_index` (the indexes were rebuilt from the files in this same command) the index says which
+    episodes are held back, as it does for `mem review`, instead of the guard reading every file again.
+    """
+    problems = examine(paths, use_index)
     done: list[str] = []
     for _ in range(3):
         if not fix or not any(p.repair for p in problems):
             break
         done.extend(repair(paths, problems))
-        problems = examine(paths)
+        problems = examine(paths, use_index)
     return done, problems

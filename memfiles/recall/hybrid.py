@@ -19,6 +19,8 @@ lasts (READ_BUDGET_S), and ranked by its lexical score alone beyond that, which 
 
 from __future__ import annotations
 
+import sqlite3
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -41,6 +43,7 @@ TOGETHER = 3  # facts stated at one moment from one source, at most this many, w
 SEMANTIC_MIN = 0.2  # cosine an item needs to pass the threshold on meaning alone
 NORMALISE = "max"  # cosines ÷ the best candidate's ("minmax" stretched noise: session R@1 fell 9 points)
 READ_BUDGET_S = 0.3  # seconds a read may spend embedding what has no vector yet
+CATCH_UP = 24  # a scope with more episodes and facts than this and few vectors has them built by a reindex
 
 
 @dataclass(slots=True)
@@ -52,19 +55,31 @@ class Scored:
 
 @dataclass(slots=True)
 class Semantic:
-    """One hybrid read: the model, the time budget for embedding, and what to tell the caller."""
+    """One hybrid read: which model, the time budget for embedding, and what to tell the caller.
 
-    embedder: Embedder
+    The model is loaded on first use (once per process), so a read that finds a scope's vectors not built
+    yet answers by words without paying for the load.
+    """
+
+    files: ModelFiles
+    model_id: str
     paths: Paths
     deadline: float
+    catch_up: int = 0  # a scope with more items than this and few vectors is "not built yet" (see `unbuilt`)
     notes: list[str] = field(default_factory=list)
     stores: dict[str, vectors.VectorStore] = field(default_factory=dict)
+
+    @property
+    def embedder(self) -> Embedder:
+        from memfiles.recall import embedder
+
+        return embedder.load(self.files, cache=self.paths.cache)
 
     def store(self, scope: str) -> vectors.VectorStore:
         if scope not in self.stores:
             from memfiles.format.layout import parse_scope
 
-            self.stores[scope] = vectors.VectorStore(self.paths, parse_scope(scope), self.embedder.id)
+            self.stores[scope] = vectors.VectorStore(self.paths, parse_scope(scope), self.model_id)
         return self.stores[scope]
 
     def close(self) -> None:
@@ -75,11 +90,39 @@ class Semantic:
     def rank(
         self, memories: list[ScopeMemory], query: str, now: When, options: Options, indexed: IndexedEpisodes | None
     ) -> list[Item]:
-        """recall.rank's result, hybrid (see the module); the vector files are closed after."""
+        """recall.rank's result, hybrid (see the module); by words only, with a note, where vectors are not
+        built yet or the model cannot be loaded. The vector files are closed after."""
+        from memfiles.recall.embedder import ModelUnavailable
+
         try:
-            return rank(self, memories, query, now, options, indexed)
+            waiting = self.unbuilt(memories, indexed)
+            if not waiting:
+                return rank(self, memories, query, now, options, indexed)
+            self.notes.append(
+                f"recall: the vectors of {', '.join(waiting)} are not built yet, so it was ranked by words only; "
+                "`mem doctor --reindex` builds them (so does the next write in a process that has the model loaded)"
+            )
+        except ModelUnavailable as exc:
+            self.notes.append(f"recall: ranked by words only: {exc}")
         finally:
             self.close()
+        return ranking.rank(memories, query, now, options, indexed)
+
+    def unbuilt(self, memories: list[ScopeMemory], indexed: IndexedEpisodes | None) -> list[str]:
+        """The scopes whose vectors are not built yet: more episodes and facts than a read embeds itself
+        (`catch_up`), and vectors for fewer than half of them (a home never reindexed with the extra)."""
+        from memfiles.format.layout import parse_scope
+
+        totals = {part.scope: part.total for part in indexed.parts} if indexed is not None else {}
+        waiting = []
+        for memory in memories:
+            items = len(memory.facts) + totals.get(memory.scope, len(memory.episodes))
+            if items <= self.catch_up:
+                continue
+            path = vectors.path_of(self.paths, parse_scope(memory.scope), self.model_id)
+            if not path.exists() or 2 * self.store(memory.scope).count() < items:
+                waiting.append(memory.scope)
+        return waiting
 
     def vectors_for(self, scope: str, wanted: dict[str, Wanted]) -> dict[str, Matrix]:
         """Vectors of `wanted` (key -> (ref, passages)): the stored ones, and missing ones embedded in the budget."""
@@ -210,13 +253,10 @@ def _indexed_cosines(
 
     prepared = ranking.prepare(query, indexed.corpus, reference)
     for part in indexed.parts:
-        rows = part.conn.execute(
-            f"SELECT d.id, f.sha FROM docs d JOIN files f ON f.doc = d.id WHERE {part.where} ORDER BY d.id DESC",
-            part.values,
-        ).fetchall()
+        rows = _window_keys(part.conn, part.where, part.values)
         store = session.store(part.scope)
         spans, flat = store.stacked()
-        missing = [(doc, "f:" + sha) for doc, sha in rows if "f:" + sha not in spans]
+        missing = [(doc, key) for doc, key in rows if key not in spans]
         fresh: dict[str, Matrix] = {}
         for start in range(0, len(missing), 16):
             if time.monotonic() > session.deadline:
@@ -231,12 +271,12 @@ def _indexed_cosines(
             for key, matrix in fresh.items():
                 spans[key] = (flat.shape[0], matrix.shape[0])
                 flat = np.concatenate([flat, matrix]) if flat.shape[0] else matrix
-        have = [(doc, "f:" + sha) for doc, sha in rows if "f:" + sha in spans]
+        have = [(doc, key) for doc, key in rows if key in spans]
         _note_missing(session, part.scope, "episodes", len(rows) - len(have), len(rows))
         if not have:
             continue
-        order = sorted(spans, key=lambda key: spans[key][0])  # the keys' rows follow each other in `flat`
-        each = np.maximum.reduceat(flat @ q, np.array([spans[key][0] for key in order]))
+        order = list(spans)  # in the order of their rows in `flat` (what this read embedded follows)
+        each = np.maximum.reduceat(flat @ q, np.fromiter((spans[key][0] for key in order), np.int64, len(order)))
         by_key = dict(zip(order, each.tolist(), strict=True))
         cosines = np.array([by_key[key] for _doc, key in have])
         best = np.argsort(-cosines, kind="stable")[:POOL]
@@ -257,6 +297,14 @@ def _indexed_cosines(
             known = [by_key[key] for key in refs.get(scored.item.id, []) if key in by_key]
             if known:
                 scored.cosine = max(known)
+
+
+def _window_keys(conn: sqlite3.Connection, where: str, values: list[str]) -> list[tuple[int, str]]:
+    """(doc, vector key) of the index's episodes in the window, newest first: the window from the docs' covering
+    index and the keys from the files table, apart (joined in SQL, every docs row would be read, blobs and all)."""
+    window = {doc for (doc,) in conn.execute(f"SELECT d.id FROM docs d WHERE {where}", values)}
+    found = conn.execute("SELECT doc, sha FROM files WHERE doc IS NOT NULL ORDER BY doc DESC")
+    return [(doc, "f:" + sha) for doc, sha in found if doc in window]
 
 
 def _note_missing(session: Semantic, scope: str, what: str, missing: int, total: int) -> None:
@@ -338,8 +386,16 @@ def _told_together(kept: list[Item], left: list[Item]) -> list[Item]:
 
 
 def open_session(paths: Paths, files: ModelFiles | None = None, budget_s: float | None = None) -> Semantic:
-    """A hybrid read's session: the model loaded (once per process) and the embedding deadline set."""
+    """A hybrid read's session: the model's files (checked; raises ModelUnavailable) and the embedding deadline.
+    The model itself is loaded when the read first needs it (`Semantic.embedder`).
+
+    `budget_s`: seconds the read may spend embedding what has no vector yet (READ_BUDGET_S by default, and then
+    a scope whose vectors are not built yet is ranked by words without loading the model); a caller that
+    gives its own budget has said how long it may take, and its read embeds within it whatever is missing.
+    """
     from memfiles.recall import embedder
 
-    model = embedder.load(files, scratch=paths.cache / "tmp")
-    return Semantic(model, paths, time.monotonic() + (READ_BUDGET_S if budget_s is None else budget_s))
+    chosen = files or embedder.ModelFiles.default()
+    if budget_s is None:
+        return Semantic(chosen, chosen.id, paths, time.monotonic() + READ_BUDGET_S, CATCH_UP)
+    return Semantic(chosen, chosen.id, paths, time.monotonic() + budget_s, sys.maxsize)

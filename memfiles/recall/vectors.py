@@ -1,9 +1,9 @@
 """Vectors of the `memfiles[semantic]` extra: what is embedded, and where the vectors are kept.
 
-What: a fact is one text (`key: value (subject)`); an episode is its passages — the summary's lines,
-its events, its entities and the facts it proposes, packed into passages of at most PASSAGE_WORDS words
-— each embedded on its own, so a long session is scored by its best-matching passage, not by one
-vector of a long text.
+What: a fact is three short texts (a sentence of its key and value, the key, the value); an episode is
+its passages (`episode_passages`: the summary's lines, its events and the facts it proposes, in passages
+of at most PASSAGE_WORDS words; a long one by its content words only), each embedded on its own, so a
+long session is scored by its best-matching passage, not by one vector of a long text.
 
 Where: one SQLite file per scope and model beside the recall index
 (`.cache/index/<kind>-<id>.vectors<VERSION>-<model>.sqlite3`), derived and git-ignored like it, never in
@@ -24,14 +24,17 @@ from typing import TYPE_CHECKING
 from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.model import Fact
+from memfiles.recall.words import STOPWORDS
 
 if TYPE_CHECKING:
     from memfiles.recall.embedder import Matrix
 
 # Bump when what is embedded changes (the passages below) or how vectors are stored.
-VECTORS_VERSION = 1
+VECTORS_VERSION = 2
 PASSAGE_WORDS = 60  # MiniLM reads 128 tokens: about 60-90 English words
 MAX_PASSAGES = 48  # an episode's passages beyond this are not embedded (20,000 characters is about 50)
+_DROPPED = STOPWORDS - {"no", "nor", "not"}  # a long episode's words not embedded (negations carry meaning)
+_PUNCTUATION = ".,;:!?\"'()[]{}*_`"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS vectors(
@@ -43,34 +46,31 @@ CREATE INDEX IF NOT EXISTS vectors_ref ON vectors(ref);
 
 def fact_texts(fact: Fact) -> list[str]:
     """A fact's passages: a sentence ("The notification channel is email.": sentence models embed sentences
-    best) and its key's words alone ("notification channel"), which a question about the attribute names."""
+    best), its key's words alone ("notification channel"), which a question about the attribute names, and
+    its value alone ("build emergency fund"), which a question about the thing itself names."""
     key = fact.key.replace("_", " ")
-    return [f"The {key} is {fact.value}.", key] if len(key) >= 3 else [f"The {key} is {fact.value}."]
+    texts = [f"The {key} is {fact.value}.", key] if len(key) >= 3 else [f"The {key} is {fact.value}."]
+    return [*texts, fact.value] if fact.value.strip() and fact.value != key else texts
 
 
 def episode_passages(episode: Episode) -> list[str]:
-    """An episode's texts to embed: summary lines and events packed into passages, then entities and facts."""
+    """An episode's texts to embed: its summary lines, events and proposed facts, in passages of PASSAGE_WORDS words.
+
+    One that fits a passage is embedded as written, with its entities as a second passage. A longer one is
+    embedded by its content words only (stop words dropped, negations kept), filled into passages across
+    its lines, without the entities (names are in its text, and its words match them exactly): a
+    sentence model reads the meaning from the content words, and the stop words are about 40 % of an
+    English text's tokens, so a long episode costs far less to embed (docs/FORMAT.md, "Recall by meaning").
+    """
     lines = [line.strip() for line in episode.summary.splitlines() if line.strip()]
     lines += [event.strip() for event in episode.events if event.strip()]
     lines += [f"{f.key.replace('_', ' ')}: {f.value}" for f in episode.facts]
-    passages: list[str] = []
-    current: list[str] = []
-    for line in lines:
-        words = line.split()
-        while len(words) > PASSAGE_WORDS:  # one long line: cut it into passages of its own
-            if current:
-                passages.append(" ".join(current))
-                current = []
-            passages.append(" ".join(words[:PASSAGE_WORDS]))
-            words = words[PASSAGE_WORDS:]
-        if current and len(current) + len(words) > PASSAGE_WORDS:
-            passages.append(" ".join(current))
-            current = []
-        current += words
-    if current:
-        passages.append(" ".join(current))
-    if episode.entities:
-        passages.append(", ".join(episode.entities))
+    words = [word for line in lines for word in line.split()]
+    if len(words) <= PASSAGE_WORDS:
+        short = [" ".join(words)] if words else [episode.summary]
+        return short + ([", ".join(episode.entities)] if episode.entities else [])
+    content = [word for word in words if word.lower().strip(_PUNCTUATION) not in _DROPPED]
+    passages = [" ".join(content[n : n + PASSAGE_WORDS]) for n in range(0, len(content), PASSAGE_WORDS)]
     return passages[:MAX_PASSAGES] or [episode.summary]
 
 
@@ -100,6 +100,7 @@ class VectorStore:
         self.path = path_of(paths, scope, model_id)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA page_size=65536")  # a new file only: every vector is read at once, in big pages
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
@@ -139,16 +140,17 @@ class VectorStore:
 
     def _read_stacked(self) -> tuple[dict[str, tuple[int, int]], Matrix]:
         np = self._np
+        found = self.conn.execute("SELECT key, rows, vecs FROM vectors").fetchall()
         spans: dict[str, tuple[int, int]] = {}
-        blobs: list[bytes] = []
-        row = 0
-        for key, n, blob in self.conn.execute("SELECT key, rows, vecs FROM vectors"):
-            spans[key] = (row, n)
-            blobs.append(blob)
-            row += n
-        if not blobs:
+        if not found:
             return spans, np.zeros((0, 1), dtype=np.float32)
-        flat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(row, -1).astype(np.float32)
+        total = sum(n for _key, n, _blob in found)
+        flat = np.empty((total, len(found[0][2]) // (2 * found[0][1])), dtype=np.float32)
+        row = 0
+        for key, n, blob in found:  # each row converted as it is copied in: no joined copy of them all
+            flat[row : row + n] = np.frombuffer(blob, dtype=np.float16).reshape(n, -1)
+            spans[key] = (row, n)
+            row += n
         return spans, flat
 
     def refs(self, ids: Sequence[str]) -> dict[str, list[str]]:
