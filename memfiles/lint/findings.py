@@ -212,3 +212,14 @@ def first_of(*patterns: str, flags: int = 0) -> FirstOf:
 def words(text: str) -> list[str]:
     """The whitespace-separated words of `text` (keeps long anchor lists readable in the rule modules)."""
     return text.split()
+
+
+def combos(*parts: str, spaced: bool = False) -> str:
+    """Anchors (memfiles.lint.gate syntax) made of one word of each of `parts` in turn (each part a
+    whitespace-separated list): `combos("act talk", "as like")` is "act+as act+like talk+as talk+like".
+    `spaced`: also with no space between the parts (`[insert` and `[+insert`)."""
+    found = [""]
+    for number, part in enumerate(parts):
+        gaps = ("",) if number == 0 else ("", "+") if spaced else ("+",)
+        found = [f"{head}{gap}{word}" for head in found for gap in gaps for word in part.split()]
+    return " ".join(found)

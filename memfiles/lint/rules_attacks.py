@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 
 from memfiles.lint import rules_multilingual
-from memfiles.lint.findings import ERROR, WARNING, Rule, first_of
+from memfiles.lint.findings import ERROR, WARNING, Rule, combos, first_of
 
 _QUOTE = "[\"'“‘`«]"
 _OUT = r"(?:responses?|repl(?:y|ies)|answers?|outputs?|completions?|messages?)"
@@ -334,18 +334,9 @@ RULES: list[Rule] = [
         anchors=_anchors(
             "say$ print output type$ echo respon repl answer$ answers$ return display write$ completion messag preface "
             "prefix kick+off your+only your+first your+entire your+whole the+only the+first the+entire the+whole "
-            + " ".join(
-                f"{v}+{w}"
-                for v in ("begin", "start", "open")
-                for w in ["with", "by", "your", "the", "it", "this", "each", "every", "all"]
-            )
+            + combos("begin start open", "with by your the it this each every all")
             + " "
-            + " ".join(
-                f"{q}{gap}{w}"
-                for q in "\"'“‘`«"
-                for gap in ("", "+")
-                for w in ("sure", "certainly", "absolutely", "of+course")
-            )
+            + combos("\" ' “ ‘ ` «", "sure certainly absolutely of+course", spaced=True)
             + " "
             "reponds repondez repondre dis$ dites ecris affiche imprim responde responda contesta di$ diga escrib "
             "muestra escreva mostre rispond scrivi stampa antwort sag$ sage$ sagen schreib gib$ geben 只 仅"
@@ -371,12 +362,7 @@ RULES: list[Rule] = [
                 "用户输入 输入 系统提示 指令 新的 新指令 新指示 新任务"
             ),
             # a turn: the role word, then its colon (or a name in brackets before it)
-            *(
-                f"{w}{gap}{c}"
-                for w in ("system", "assistant", "ai", "user", "human", "developer")
-                for gap in ("", " ")
-                for c in ":("
-            ),
+            *_anchors(combos("system assistant ai user human developer", ": (", spaced=True)),
             *_FLOOD_PAIRS,
         ),
         profiles=_EVERYWHERE,

@@ -12,7 +12,7 @@ its anchors (ANCHORS, at the end), which memfiles.lint.gate uses to pick the lin
 from __future__ import annotations
 
 from memfiles.lint import rules_multilingual
-from memfiles.lint.findings import ERROR, WARNING, Rule, first_of
+from memfiles.lint.findings import ERROR, WARNING, Rule, combos, first_of
 
 _C = r"[^.;!?\n]"  # a character inside the same clause
 _YOU = r"(?:you|u|ya|yourself|thee)"
@@ -385,28 +385,10 @@ RULES: list[Rule] = [
 _ZH_IGNORE = "忽略 忽视 无视 忘记 忘掉 不要理会 不再遵守"
 # A placeholder in brackets ("[insert prompt here]", "<your question>"): a bracket, then the word, or the word
 # "here" before the closing one.
-_PLACEHOLDERS = " ".join(
-    [
-        f"{o}{gap}{w}"
-        for o in "[<({"
-        for gap in ("", "+")
-        for w in [
-            "prompt",
-            "question",
-            "request",
-            "query",
-            "insert",
-            "enter",
-            "type",
-            "paste",
-            "put",
-            "add",
-            "your",
-            "the",
-            "a",
-        ]
-    ]
-    + [f"here{gap}{c}" for c in "]>)}" for gap in ("", "+")]
+_PLACEHOLDERS = (
+    combos("[ < ( {", "prompt question request query insert enter type paste put add your the a", spaced=True)
+    + " "
+    + combos("here", "] > ) }", spaced=True)
 )
 _ZH_ROLE = "你现在是 现在你是 从现在开始 扮演 假扮 充当 假装 模式"
 ANCHORS: dict[str, str] = {
@@ -421,11 +403,7 @@ ANCHORS: dict[str, str] = {
         "throw+out pay+no not+follow don't+follow dont+follow stop+follow longer+follow break+free longer+apply "
         "not+apply don't+apply dont+apply doesn't+apply doesnt+apply "
         # "your new instructions are", "updated rules:"
-        + " ".join(
-            f"{adj}+{noun}"
-            for adj in ("new", "updated", "real", "true", "actual", "revised")
-            for noun in ("instruction", "rule", "directive", "system+prompt", "prompt", "order")
-        )
+        + combos("new updated real true actual revised", "instruction rule directive system+prompt prompt order")
         + " "
         f"oubli tiens olvid omite esquec desconsider dimentic vergiss vergessen missacht {_ZH_IGNORE}"
     ),
@@ -470,11 +448,7 @@ ANCHORS: dict[str, str] = {
         "~always ~from+now ~every ~whenever you each all$ output respons reply$ replies$ answer$ answers$ messag "
         "whatever anything in+the+voice in+the+persona in+the+character in+the+role "
         # "reply in …", "talk to me only with …": the verb of _SAY and the word after it
-        + " ".join(
-            f"{verb}+{after}"
-            for verb in ("reply", "respond", "answer", "write", "speak", "talk")
-            for after in ("to+me", "only", "always", "in", "using", "with")
-        )
+        + combos("reply respond answer write speak talk", "to+me only always in using with")
     ),
 }
 # The injection classes apply to agent instruction files too (memfiles.lint.rules.KINDS): explicit overrides of
