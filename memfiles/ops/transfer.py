@@ -25,7 +25,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from memfiles import __version__, clock
 from memfiles.errors import FileFormatError, MemError, UsageError
 from memfiles.format import episodes, layout, memoryfile
-from memfiles.format.episodes import Episode
 from memfiles.format.layout import DIGEST_NAME, Paths, Scope
 from memfiles.ops.commit import commit_or_undo, current, note_written, refuse_during_merge
 from memfiles.store.files import atomic_write, scope_lock
@@ -172,6 +171,7 @@ def restore(paths: Paths, doc: ExportDoc, *, merge: bool = False, dry_run: bool 
 def _checked(paths: Paths, scope: Scope, entry: ScopeEntry, report: Restored) -> list[tuple[Path, bytes, str]]:
     """(where, bytes, kind) of each file of a scope's entry, each parsed, placed and guarded; MemError if not."""
     from memfiles.lint.rules import check_text
+    from memfiles.ops.quarantine import review
 
     def guard(text: str, what: str, where: str) -> None:
         found = next((f for f in check_text(text) if f.severity == "error"), None)
@@ -193,8 +193,12 @@ def _checked(paths: Paths, scope: Scope, entry: ScopeEntry, report: Restored) ->
         path = _placed(paths, scope, item.path, digest=False)
         data = item.text.encode("utf-8")
         episode = episodes.parse(data, item.path, str(scope))
-        if episode.status not in _HELD:
-            guard(_guarded(episode), "episode", item.path)
+        # Read as the write path and recall read it (ops.quarantine.review): a declared transcript's speaker
+        # labels are structure, and a person's acceptance of this very text travels with it.
+        seen = review(episode)
+        if seen.state == "flagged" and episode.status not in _HELD:
+            first = seen.findings[0]
+            raise MemError(f"{item.path}: episode {first.message} ({first.code}); nothing of {scope} was restored")
         files.append((path, data, "episode"))
     report.episodes = len(entry.episodes)
     for digest in entry.digests:
@@ -203,12 +207,6 @@ def _checked(paths: Paths, scope: Scope, entry: ScopeEntry, report: Restored) ->
         guard(digest.text, "digest", digest.path)
         files.append((path, data, "digest"))
     return files
-
-
-def _guarded(episode: Episode) -> str:
-    return "\n".join(
-        [episode.summary, *episode.events, episode.session or "", episode.source_ref or "", *episode.entities]
-    )
 
 
 def _placed(paths: Paths, scope: Scope, relpath: str, digest: bool) -> Path:
