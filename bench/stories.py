@@ -295,13 +295,16 @@ def paraphrase_report(ranker: Ranker = lexical_ranker, path: Path = PARAPHRASES)
                         "all_found": len(found) == len(needs),
                         "shown": shown,
                         "episode_needs": [n for n in needs if n in sessions],
+                        "held_out": bool(query.get("held_out")),
                     }
                 )
     items = sum(len(r["needs"]) for r in rows)
+    halves = {"design": [r for r in rows if not r["held_out"]], "held out": [r for r in rows if r["held_out"]]}
     return {
         "questions": len(rows),
         f"found@{FOUND_AT}": sum(r["all_found"] for r in rows) / len(rows),
         f"items found@{FOUND_AT}": sum(len(r["found"]) for r in rows) / items,
+        "halves": {name: [sum(r["all_found"] for r in half), len(half)] for name, half in halves.items()},
         "rows": rows,
     }
 
@@ -310,10 +313,12 @@ def paraphrase_table(report: dict[str, Any], label: str = "lexical") -> str:
     lines = [f"{'scen':>4} {'question':<58} {'found':>5}  shown in the top {FOUND_AT}"]
     for row in report["rows"]:
         mark = "yes" if row["all_found"] else f"{len(row['found'])}/{len(row['needs'])}"
-        lines.append(f"{row['scenario']:>4} {row['question'][:58]:<58} {mark:>5}  {', '.join(row['shown']) or '-'}")
+        question = ("(held out) " if row["held_out"] else "") + row["question"]
+        lines.append(f"{row['scenario']:>4} {question[:58]:<58} {mark:>5}  {', '.join(row['shown']) or '-'}")
+    halves = "; ".join(f"{name} {found} of {n}" for name, (found, n) in report["halves"].items())
     lines.append(
         f"paraphrases ({label}): found@{FOUND_AT} {100 * report[f'found@{FOUND_AT}']:.0f}% of "
-        f"{report['questions']} questions; {100 * report[f'items found@{FOUND_AT}']:.0f}% of the needed items"
+        f"{report['questions']} questions ({halves}); {100 * report[f'items found@{FOUND_AT}']:.0f}% of the needed items"
     )
     return "\n".join(lines)
 
