@@ -251,36 +251,20 @@ def _indexed_cosines(
 ) -> None:
     import numpy as np
 
+    from memfiles.recall import window_vectors
+
     prepared = ranking.prepare(query, indexed.corpus, reference)
     for part in indexed.parts:
-        rows = _window_keys(part.conn, part.where, part.values)
         store = session.store(part.scope)
-        spans, flat = store.stacked()
-        missing = [(doc, key) for doc, key in rows if key not in spans]
-        fresh: dict[str, Matrix] = {}
-        for start in range(0, len(missing), 16):
-            if time.monotonic() > session.deadline:
-                break
-            batch = dict(missing[start : start + 16])
-            marks = ",".join("?" * len(batch))
-            blobs = part.conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(batch)).fetchall()
-            episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
-            wanted = {batch[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}
-            fresh.update(embed_all(session.embedder, wanted, store))
-        if fresh:  # what this read embedded joins the stored matrix
-            for key, matrix in fresh.items():
-                spans[key] = (flat.shape[0], matrix.shape[0])
-                flat = np.concatenate([flat, matrix]) if flat.shape[0] else matrix
-        have = [(doc, key) for doc, key in rows if key in spans]
-        _note_missing(session, part.scope, "episodes", len(rows) - len(have), len(rows))
-        if not have:
+        window = window_vectors.of(part, store)
+        if window.missing and _embed_missing(session, part.conn, window.missing, store):
+            window = window_vectors.of(part, store)  # what this read embedded is in the store now
+        _note_missing(session, part.scope, "episodes", len(window.missing), len(window.docs) + len(window.missing))
+        if not window.docs:
             continue
-        order = list(spans)  # in the order of their rows in `flat` (what this read embedded follows)
-        each = np.maximum.reduceat(flat @ q, np.fromiter((spans[key][0] for key in order), np.int64, len(order)))
-        by_key = dict(zip(order, each.tolist(), strict=True))
-        cosines = np.array([by_key[key] for _doc, key in have])
-        best = np.argsort(-cosines, kind="stable")[:POOL]
-        top = {have[n][0]: float(cosines[n]) for n in best}
+        each, cosines = window.cosines(q)
+        best = np.argsort(-cosines, kind="stable")[:POOL]  # equal cosines: newest first
+        top = {window.docs[n]: float(cosines[n]) for n in best}
         marks = ",".join("?" * len(top))
         for _doc, blob, document in part.conn.execute(
             f"SELECT id, episode, document FROM docs WHERE id IN ({marks})", list(top)
@@ -294,17 +278,27 @@ def _indexed_cosines(
         lexical_only = [s for s in found.values() if s.cosine is None and s.item.scope == part.scope]
         refs = store.refs([s.item.id for s in lexical_only])
         for scored in lexical_only:  # the lexical pool's own cosines, by the keys stored for their ids
-            known = [by_key[key] for key in refs.get(scored.item.id, []) if key in by_key]
+            keys = [key for key in refs.get(scored.item.id, []) if key in window.position]
+            known = [float(each[window.position[key]]) for key in keys]
             if known:
                 scored.cosine = max(known)
 
 
-def _window_keys(conn: sqlite3.Connection, where: str, values: list[str]) -> list[tuple[int, str]]:
-    """(doc, vector key) of the index's episodes in the window, newest first: the window from the docs' covering
-    index and the keys from the files table, apart (joined in SQL, every docs row would be read, blobs and all)."""
-    window = {doc for (doc,) in conn.execute(f"SELECT d.id FROM docs d WHERE {where}", values)}
-    found = conn.execute("SELECT doc, sha FROM files WHERE doc IS NOT NULL ORDER BY doc DESC")
-    return [(doc, "f:" + sha) for doc, sha in found if doc in window]
+def _embed_missing(
+    session: Semantic, conn: sqlite3.Connection, missing: list[tuple[int, str]], store: vectors.VectorStore
+) -> bool:
+    """Embed the episodes of `missing` (newest first) while the read's budget lasts; whether any was."""
+    done = False
+    for start in range(0, len(missing), 16):
+        if time.monotonic() > session.deadline:
+            break
+        batch = dict(missing[start : start + 16])
+        marks = ",".join("?" * len(batch))
+        blobs = conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(batch)).fetchall()
+        episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
+        embed_all(session.embedder, {batch[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}, store)
+        done = True
+    return done
 
 
 def _note_missing(session: Semantic, scope: str, what: str, missing: int, total: int) -> None:

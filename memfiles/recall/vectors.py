@@ -125,7 +125,7 @@ class VectorStore:
         A long-lived process (`mem mcp`, the API) keeps the last matrix of each file while the file's
         generation is unchanged, so a query there does not read every vector again.
         """
-        state = self._state()
+        state = self.state()
         cached = _STACKED.get(self.path)
         if cached is not None and cached[0] == state:
             return dict(cached[1]), cached[2]
@@ -133,7 +133,7 @@ class VectorStore:
         _STACKED[self.path] = (state, spans, flat)
         return dict(spans), flat
 
-    def _state(self) -> tuple[int, ...]:
+    def state(self) -> tuple[int, ...]:
         """The file (its inode) and its generation, which every `put` raises in the same transaction."""
         found = self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return (self.path.stat().st_ino, int(found[0]) if found else 0)
