@@ -8,6 +8,7 @@ what they hold is still part of the index's format (memfiles.recall.index_file.I
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import sqlite3
@@ -21,6 +22,7 @@ from memfiles.format.model import Fact
 from memfiles.recall.ranking import Document
 from memfiles.store.files import read_memory
 
+DECODED_KEPT = 1024  # decoded documents kept by decode_document
 _DOC_FIELDS = [(f.name, str(f.type).split("[", 1)[0]) for f in dataclasses.fields(Document)]
 _CONTAINERS: dict[str, Any] = {"frozenset": frozenset, "set": set, "tuple": tuple}
 # Containers of sets (a document's passages): each element is a set again once decoded.
@@ -45,8 +47,12 @@ def encode_document(doc: Document) -> bytes:
     return zlib.compress(text.encode("utf-8"), 1)
 
 
+@functools.lru_cache(maxsize=DECODED_KEPT)
 def decode_document(blob: bytes) -> Document:
-    """The Document `encode_document` stored."""
+    """The Document `encode_document` stored (the same object again for the same bytes: Documents are frozen).
+
+    Recall scans the index newest first, so in a long-lived process (`mem mcp`, the API) one query's documents
+    are mostly the next one's: the last DECODED_KEPT are kept (about 50 KB each for a 300-word episode)."""
     data = json.loads(zlib.decompress(blob))
     for name, kind in _DOC_FIELDS:
         if kind in _CONTAINERS and name in data:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -86,11 +87,23 @@ class _Part:
         self.scope = scope
         self.conn = conn
         self.where, self.values = window.where()
+        self._episodes: dict[int, Episode] = {}  # decoded in this query: a candidate's session holds it again
         self.everything = window.covers(conn)
         if self.everything:  # the usual recall: counted per month when the index was written
             self.total = conn.execute("SELECT coalesce(sum(docs), 0) FROM months").fetchone()[0]
         else:
             self.total = conn.execute(f"SELECT count(*) FROM docs d WHERE {self.where}", self.values).fetchone()[0]
+
+    def state(self) -> tuple[object, ...] | None:
+        """What this window holds now, as a value that changes whenever its episodes do: the window and each
+        month's listing digest (memfiles.recall.index_refresh). None while a month is not settled (a file in it
+        changed within the last seconds), when only reading the files again can tell."""
+        months = self.conn.execute("SELECT month, digest FROM months ORDER BY month").fetchall()
+        if any(digest is None for _month, digest in months):
+            return None
+        window = ("all",) if self.everything else (self.where, *self.values)
+        file = self.conn.execute("PRAGMA database_list").fetchone()[2]  # a rebuilt index is a new file
+        return (self.scope, os.stat(file).st_ino, window, tuple(months))
 
     def frequency(self, term: str) -> int:
         if self.everything:
@@ -112,25 +125,32 @@ class _Part:
     def session(self, session: str) -> list[tuple[Episode, Document]]:
         """Every in-window episode of one session, with its document."""
         rows = self.conn.execute(
-            f"SELECT d.episode, d.document FROM docs d WHERE d.session = ? AND {self.where}", [session, *self.values]
+            f"SELECT d.id, d.episode, d.document FROM docs d WHERE d.session = ? AND {self.where}",
+            [session, *self.values],
         )
-        return [(decode_episode(blob), decode_document(document)) for blob, document in rows]
+        return [(self._episode(doc, blob), decode_document(document)) for doc, blob, document in rows]
+
+    def _episode(self, doc: int, blob: bytes) -> Episode:
+        if doc not in self._episodes:
+            self._episodes[doc] = decode_episode(blob)
+        return self._episodes[doc]
 
     def newest_first(self, terms: frozenset[str] | None) -> Iterator[tuple[str, str, Episode, Document]]:
         if terms is None:
             rows = self.conn.execute(
-                f"SELECT d.lo, d.episode, d.document FROM docs d WHERE {self.where} ORDER BY d.id DESC", self.values
+                f"SELECT d.lo, d.id, d.episode, d.document FROM docs d WHERE {self.where} ORDER BY d.id DESC",
+                self.values,
             )
         elif not terms:
             return
         else:
             rows = self.conn.execute(
-                "SELECT d.lo, d.episode, d.document FROM postings p JOIN docs d ON d.id = p.rowid "
+                "SELECT d.lo, d.id, d.episode, d.document FROM postings p JOIN docs d ON d.id = p.rowid "
                 f"WHERE postings MATCH ? AND {self.where} ORDER BY p.rowid DESC",
                 [_match(terms), *self.values],
             )
-        for lo, blob, document in rows:
-            yield lo, self.scope, decode_episode(blob), decode_document(document)
+        for lo, doc, blob, document in rows:
+            yield lo, self.scope, self._episode(doc, blob), decode_document(document)
 
     def problems(self, window: Window) -> list[FileFormatError]:
         low, high = window.first_month or "0000-00", window.last_month
