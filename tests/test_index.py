@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memfiles import clock
-from memfiles.api import Home, RecallItem, open_home
+from memfiles.api import Home, RecallItem, open_home, restat_every
 from memfiles.cli import app
 from memfiles.format import episodes
 from memfiles.format.episodes import CandidateFact, Episode, Invalidation
@@ -217,6 +218,47 @@ def test_hand_edit_in_place_same_size_is_seen(store: Home) -> None:
     assert path.stat().st_size == len(data)
     assert indexed_ids(store, "zebra") == []
     assert indexed_ids(store, "quokka") == [episode.id]
+
+
+@pytest.fixture
+def long_lived() -> Iterator[None]:
+    """A process that trusts a month folder's listing for an hour unless the folder changes (as `mem mcp`, for 1 s)."""
+    restat_every(3600)
+    try:
+        yield
+    finally:
+        restat_every(0)
+
+
+def indexed_only(context: Home, query: str) -> list[str]:
+    return [str(item["id"]) for item in recall(context, query, True)[0]]
+
+
+def test_a_long_lived_process_sees_an_edit_in_place_only_when_told_to(store: Home, long_lived: None) -> None:
+    rng = random.Random(10)
+    episode = make_episode(rng, ALICE, 996)
+    episode.started_at = "2026-11-27T09:00:00Z"
+    episode.summary = "ocelot lamp " + "x" * 40
+    path = write_episode(store.paths, ALICE, episode)
+    age(path)
+    assert indexed_only(store, "ocelot") == [episode.id]
+    data = path.read_bytes()
+    with open(path, "r+b") as handle:  # in place: the folder's own mtime does not move
+        handle.write(data.replace(b"ocelot lamp", b"tapirs map"))
+    assert indexed_only(store, "ocelot") == [episode.id]  # the listing is trusted for the interval
+    restat_every(0)  # every recall stats every file again: the default
+    assert indexed_only(store, "ocelot") == []
+    assert indexed_only(store, "tapirs") == [episode.id]
+
+
+def test_a_long_lived_process_sees_a_new_file_at_once(store: Home, long_lived: None) -> None:
+    assert indexed_only(store, "pangolin") == []
+    episode = make_episode(random.Random(4), ALICE, 995)
+    episode.started_at = "2026-11-26T09:00:00Z"
+    episode.summary = "pangolin sighting near the depot"
+    assert store.paths.episode_month_dir(ALICE, date(2026, 11, 26)).is_dir()  # listed by the first recall
+    age(write_episode(store.paths, ALICE, episode), seconds=60)  # the folder changed after the last listing
+    assert indexed_only(store, "pangolin") == [episode.id]
 
 
 def test_edit_within_the_same_clock_tick_is_seen(store: Home) -> None:

@@ -293,6 +293,19 @@ def open_home(
     return Home(Paths(root), load_settings(root, lambda: _tracked(root), _warn))
 
 
+def restat_every(seconds: float) -> None:
+    """For a long-lived process (`mem mcp` sets 1 s): recall stats the episode files again at most every `seconds`.
+
+    By default (0) every recall stats every episode file in range, so a file edited in place is seen by the
+    next recall; at 10,000 episodes that is about 35 ms, most of a query in a process that keeps the model
+    loaded. With `seconds` > 0 a month folder is listed again sooner only when a file was added, removed or
+    renamed in it (every memfiles write, `git pull`, and editors that save by renaming do that), so only an
+    edit in place may be seen up to `seconds` late. It holds for the whole process."""
+    from memfiles.recall import index
+
+    index.restat_every(seconds)
+
+
 def _tracked(root: Path) -> bool:
     """Whether git tracks the home's mem.local.toml (then it is synced like mem.toml, and trusted no more)."""
     from memfiles.store import gitrepo

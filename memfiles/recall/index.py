@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from memfiles.errors import FileFormatError
 from memfiles.format.layout import Paths, Scope
 from memfiles.recall.index_file import IndexUnavailable, connect, path_of, remove, trouble
-from memfiles.recall.index_refresh import refresh
+from memfiles.recall.index_refresh import refresh, restat_every
 
-__all__ = ["IndexUnavailable", "note_written", "path_of", "rebuild", "reviewed", "trouble"]
+__all__ = ["IndexUnavailable", "note_written", "path_of", "rebuild", "restat_every", "reviewed", "trouble"]
 
 
 def note_written(paths: Paths, scope: Scope, relpaths: Sequence[str]) -> None:
