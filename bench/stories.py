@@ -316,9 +316,10 @@ def paraphrase_table(report: dict[str, Any], label: str = "lexical") -> str:
         question = ("(held out) " if row["held_out"] else "") + row["question"]
         lines.append(f"{row['scenario']:>4} {question[:58]:<58} {mark:>5}  {', '.join(row['shown']) or '-'}")
     halves = "; ".join(f"{name} {found} of {n}" for name, (found, n) in report["halves"].items())
+    found, items = 100 * report[f"found@{FOUND_AT}"], 100 * report[f"items found@{FOUND_AT}"]
     lines.append(
-        f"paraphrases ({label}): found@{FOUND_AT} {100 * report[f'found@{FOUND_AT}']:.0f}% of "
-        f"{report['questions']} questions ({halves}); {100 * report[f'items found@{FOUND_AT}']:.0f}% of the needed items"
+        f"paraphrases ({label}): found@{FOUND_AT} {found:.0f}% of {report['questions']} questions ({halves}); "
+        f"{items:.0f}% of the needed items"
     )
     return "\n".join(lines)
 
