@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
-from run import environment, regular_install
+from timing import environment, regular_install
 
 W_IMPORTS = "import typer, rich.console, pydantic, yaml, git"
 SESSION = "bench-capture-0001"
