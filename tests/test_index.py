@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memfiles import clock
-from memfiles.api import Home, RecallItem, open_home, restat_every
+from memfiles.api import Home, RecallItem, keep_warm, open_home
 from memfiles.cli import app
 from memfiles.format import episodes
 from memfiles.format.episodes import CandidateFact, Episode, Invalidation
@@ -223,11 +223,11 @@ def test_hand_edit_in_place_same_size_is_seen(store: Home) -> None:
 @pytest.fixture
 def long_lived() -> Iterator[None]:
     """A process that trusts a month folder's listing for an hour unless the folder changes (as `mem mcp`, for 1 s)."""
-    restat_every(3600)
+    keep_warm(restat_s=3600)
     try:
         yield
     finally:
-        restat_every(0)
+        keep_warm(restat_s=0, documents=0)
 
 
 def indexed_only(context: Home, query: str) -> list[str]:
@@ -246,9 +246,19 @@ def test_a_long_lived_process_sees_an_edit_in_place_only_when_told_to(store: Hom
     with open(path, "r+b") as handle:  # in place: the folder's own mtime does not move
         handle.write(data.replace(b"ocelot lamp", b"tapirs map"))
     assert indexed_only(store, "ocelot") == [episode.id]  # the listing is trusted for the interval
-    restat_every(0)  # every recall stats every file again: the default
+    keep_warm(restat_s=0)  # every recall stats every file again: the default
     assert indexed_only(store, "ocelot") == []
     assert indexed_only(store, "tapirs") == [episode.id]
+
+
+def test_kept_documents_give_the_same_results(store: Home) -> None:
+    keep_warm(restat_s=0, documents=64)  # fewer than a query reads: some kept, some dropped, some read again
+    try:
+        for _round in range(2):
+            for query in QUERIES:
+                same(store, query)
+    finally:
+        keep_warm(restat_s=0, documents=0)
 
 
 def test_a_long_lived_process_sees_a_new_file_at_once(store: Home, long_lived: None) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from memfiles.api.browse import Digest, DigestEntry, EpisodeMonth, EpisodePage, ListedEpisode
 from memfiles.api.capture import Captured, capture, capture_hook
 from memfiles.api.guard import CheckResult, FindingModel, Where, check, explain_rule, lint
-from memfiles.api.home import Home, clone, extractor_schema, init, merge_driver, open_home, restat_every
+from memfiles.api.home import Home, clone, extractor_schema, init, keep_warm, merge_driver, open_home
 from memfiles.api.inputs import EpisodeInput, episodes_from_json
 from memfiles.api.models import (
     Cloned,
@@ -80,8 +80,8 @@ __all__ = [
     "extractor_schema",
     "import_memory",
     "init",
+    "keep_warm",
     "lint",
     "merge_driver",
     "open_home",
-    "restat_every",
 ]

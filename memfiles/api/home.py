@@ -293,17 +293,21 @@ def open_home(
     return Home(Paths(root), load_settings(root, lambda: _tracked(root), _warn))
 
 
-def restat_every(seconds: float) -> None:
-    """For a long-lived process (`mem mcp` sets 1 s): recall stats the episode files again at most every `seconds`.
+def keep_warm(*, restat_s: float = 1.0, documents: int = 1024) -> None:
+    """For a process that answers many recalls (`mem mcp` calls it): keep, between recalls, what one costs to
+    find again. It holds for the whole process; `keep_warm(restat_s=0, documents=0)` is the default again.
 
-    By default (0) every recall stats every episode file in range, so a file edited in place is seen by the
-    next recall; at 10,000 episodes that is about 35 ms, most of a query in a process that keeps the model
-    loaded. With `seconds` > 0 a month folder is listed again sooner only when a file was added, removed or
-    renamed in it (every memfiles write, `git pull`, and editors that save by renaming do that), so only an
-    edit in place may be seen up to `seconds` late. It holds for the whole process."""
+    - `restat_s`: by default every recall stats every episode file in range, so a file edited in place is seen
+      by the next recall; at 10,000 episodes that is about 35 ms, most of a query in a process that keeps the
+      semantic extra's model loaded. With `restat_s` > 0 a month folder is listed again sooner only when a
+      file was added, removed or renamed in it (every memfiles write, `git pull`, and editors that save by
+      renaming do that), so only an edit in place may be seen up to `restat_s` seconds late.
+    - `documents`: the last decoded episode documents are kept (about 50 KB each for a 300-word episode):
+      recall reads the index newest first, so one query's documents are mostly the next one's.
+    """
     from memfiles.recall import index
 
-    index.restat_every(seconds)
+    index.keep_warm(restat_s, documents)
 
 
 def _tracked(root: Path) -> bool:

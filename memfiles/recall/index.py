@@ -25,9 +25,17 @@ from collections.abc import Sequence
 from memfiles.errors import FileFormatError
 from memfiles.format.layout import Paths, Scope
 from memfiles.recall.index_file import IndexUnavailable, connect, path_of, remove, trouble
+from memfiles.recall.index_records import keep_decoded
 from memfiles.recall.index_refresh import refresh, restat_every
 
-__all__ = ["IndexUnavailable", "note_written", "path_of", "rebuild", "restat_every", "reviewed", "trouble"]
+__all__ = ["IndexUnavailable", "keep_warm", "note_written", "path_of", "rebuild", "reviewed", "trouble"]
+
+
+def keep_warm(restat_s: float, documents: int) -> None:
+    """A process that answers many recalls keeps, between them, month listings for `restat_s` seconds
+    (index_refresh.restat_every) and the last `documents` decoded documents (index_records.keep_decoded)."""
+    restat_every(restat_s)
+    keep_decoded(documents)
 
 
 def note_written(paths: Paths, scope: Scope, relpaths: Sequence[str]) -> None:

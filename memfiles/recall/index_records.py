@@ -13,6 +13,7 @@ import json
 import re
 import sqlite3
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from memfiles.format import memoryfile
@@ -22,7 +23,6 @@ from memfiles.format.model import Fact
 from memfiles.recall.ranking import Document
 from memfiles.store.files import read_memory
 
-DECODED_KEPT = 1024  # decoded documents kept by decode_document
 _DOC_FIELDS = [(f.name, str(f.type).split("[", 1)[0]) for f in dataclasses.fields(Document)]
 _CONTAINERS: dict[str, Any] = {"frozenset": frozenset, "set": set, "tuple": tuple}
 # Containers of sets (a document's passages): each element is a set again once decoded.
@@ -47,12 +47,12 @@ def encode_document(doc: Document) -> bytes:
     return zlib.compress(text.encode("utf-8"), 1)
 
 
-@functools.lru_cache(maxsize=DECODED_KEPT)
 def decode_document(blob: bytes) -> Document:
-    """The Document `encode_document` stored (the same object again for the same bytes: Documents are frozen).
+    """The Document `encode_document` stored (in a long-lived process, the one decoded before: `keep_decoded`)."""
+    return _decoder(blob)
 
-    Recall scans the index newest first, so in a long-lived process (`mem mcp`, the API) one query's documents
-    are mostly the next one's: the last DECODED_KEPT are kept (about 50 KB each for a 300-word episode)."""
+
+def _decode(blob: bytes) -> Document:
     data = json.loads(zlib.decompress(blob))
     for name, kind in _DOC_FIELDS:
         if kind in _CONTAINERS and name in data:
@@ -60,6 +60,18 @@ def decode_document(blob: bytes) -> Document:
             items = [inner(v) for v in data[name]] if inner else data[name]
             data[name] = _CONTAINERS[kind](items)
     return Document(**data)
+
+
+_decoder: Callable[[bytes], Document] = _decode
+
+
+def keep_decoded(count: int) -> None:
+    """Keep the last `count` decoded documents (0: none, the default), by their stored bytes (Documents are frozen).
+
+    Recall scans the index newest first, so in a process that answers many recalls one query's documents are
+    mostly the next one's; a 300-word episode's document is about 50 KB, so a one-shot `mem recall` keeps none."""
+    global _decoder
+    _decoder = functools.lru_cache(maxsize=count)(_decode) if count > 0 else _decode
 
 
 def encode_episode(episode: Episode) -> bytes:

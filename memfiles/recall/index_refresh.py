@@ -88,7 +88,8 @@ def list_month(folder: Path) -> _Month:
 
 
 def restat_every(seconds: float) -> None:
-    """In a long-lived process (`mem mcp`): stat a month folder's files again at most every `seconds`.
+    """In a long-lived process (`mem mcp`, see memfiles.recall.index.keep_warm): stat a month folder's files again
+    at most every `seconds`.
 
     By default (0) every recall stats every file in range, so an edit in place is seen by the next recall;
     at 10,000 episodes that costs about 35 ms, most of an in-process query. With `seconds` > 0 a folder is
