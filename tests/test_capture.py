@@ -190,6 +190,31 @@ def test_precompact_then_session_end_gives_one_episode_naming_task_files_outcome
     assert [i.episode.session for i in found.items if i.episode] == [SESSION]
 
 
+def test_only_the_sessions_own_captures_are_replaced(home: Path, tmp_path: Path) -> None:
+    """The earlier capture is a file of episodes/YYYY/MM with `source: capture` and this session: an episode that
+    only mentions the session, one in another scope and a link to a capture elsewhere are left alone."""
+    transcript = write_jsonl(tmp_path / f"{SESSION}.jsonl", first_half())
+    first = capture_hook(hook_payload(transcript, "PreCompact"), user="alice")
+    assert first.outcome is not None and first.outcome.path
+    alice = memfiles.open_home(home).user("alice")
+    alice.episode(f"Noted that session {SESSION} fixed the rounding bug.", session=SESSION)
+    memfiles.open_home(home).user("bob").episode(f"Session {SESSION} was mentioned.", session=SESSION)
+    outside = tmp_path / f"{SESSION}-copy.md"  # the link's target path names the session
+    outside.write_bytes((home / first.outcome.path).read_bytes())
+    month = (home / first.outcome.path).parent
+    (month / "2026-09-02T00-00-00Z-linked.md").symlink_to(outside)
+    git = ["git", "-C", str(home)]
+    subprocess.run([*git, "add", "-A"], check=True)  # a committed link: git grep reads its target's path
+    subprocess.run([*git, "commit", "-qm", "a link", "--no-verify"], check=True)
+    write_jsonl(transcript, first_half() + second_half())
+    second = capture_hook(hook_payload(transcript, "SessionEnd"), user="alice")
+    assert second.outcome is not None and second.replaced == [first.outcome.path]
+    assert outside.exists() and (month / "2026-09-02T00-00-00Z-linked.md").is_symlink()
+    kept = [p.read_text() for p in episode_files(home) if not p.is_symlink()]
+    assert sum("source: capture" in text for text in kept) == 1 and any("Noted that session" in t for t in kept)
+    assert len(list((home / "users" / "bob" / "episodes").rglob("*.md"))) == 1
+
+
 def test_a_transcript_path_with_odd_characters_is_one_line_in_source_ref(home: Path, tmp_path: Path) -> None:
     folder = tmp_path / "two\nlines: #1 'q'"
     folder.mkdir()

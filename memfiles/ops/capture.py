@@ -18,12 +18,13 @@ from typing import Literal
 
 from memfiles import clock
 from memfiles.errors import MemError
-from memfiles.format import episodes
+from memfiles.format import episodes, layout
 from memfiles.format.config import Config
 from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
 from memfiles.ops.commit import commit_or_undo, current, note_written, refuse_during_merge
 from memfiles.ops.record import NewEpisode, hold, validate_episode
+from memfiles.store import gitrepo
 from memfiles.store.files import atomic_write, scope_lock
 
 SOURCE = "capture"
@@ -66,19 +67,19 @@ def save(paths: Paths, config: Config, scope: Scope, new: NewEpisode) -> Capture
 def earlier_captures(paths: Paths, scope: Scope, session: str) -> list[tuple[Path, Episode]]:
     """The scope's episode files captured from `session` (`source: capture`), oldest first.
 
-    Only files whose bytes hold the session id are parsed, so a scope of thousands of episodes costs a
-    read of each, not a parse; a file that does not parse is left alone (mem doctor reports it).
+    Only the files whose bytes hold the session id (found by `git grep`) are parsed, so a scope of thousands of
+    episodes costs no parse of each; a file that does not parse is left alone (mem doctor reports it).
     """
-    if not session:
+    folder = paths.episodes_dir(scope)
+    if not session or not folder.is_dir():
         return []
-    needle = session.encode("utf-8")
     found = []
-    for path in paths.episode_files(scope):
+    for relpath in sorted(gitrepo.files_containing(paths.root, session, paths.relative(folder))):
+        path = paths.root / relpath
+        if path.parent.parent.parent != folder or not layout.is_episode_name(path.name):
+            continue  # as Paths.episode_files: episodes/YYYY/MM/*.md only (git grep reads no link)
         try:
-            data = path.read_bytes()
-            if needle not in data:
-                continue
-            episode = episodes.parse(data, paths.relative(path), str(scope))
+            episode = episodes.parse(path.read_bytes(), relpath, str(scope))
         except (OSError, MemError):
             continue
         if episode.session == session and episode.source == SOURCE:

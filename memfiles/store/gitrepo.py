@@ -233,6 +233,15 @@ def tracked(root: Path, relpath: str) -> bool:
     return bool(_run(root, "ls-files", "-z", "--", relpath, env=_LITERAL).out)
 
 
+def files_containing(root: Path, text: str, relpath: str) -> list[str]:
+    """The files under `relpath` (tracked, or untracked and not ignored) whose bytes hold `text`, relative to
+    `root`: `git grep`, which reads them on every core, several times faster than reading them one by one."""
+    done = _run(root, "grep", "-l", "-z", "-F", "--untracked", "-e", text, "--", relpath, env=_LITERAL, check=False)
+    if done.status > 1:
+        raise GitError(_failure(root, "grep", done))
+    return [name for name in done.out.split("\0") if name]
+
+
 def ignored(root: Path, relpath: str) -> bool:
     """Whether .gitignore (or this clone's excludes) keeps `relpath` out of git while git does not track it."""
     done = _run(root, "check-ignore", "--quiet", "--no-index", "--", relpath, check=False)  # takes no literal spec
