@@ -6,7 +6,7 @@ import contextlib
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -34,6 +34,8 @@ yaml_ish = st.text(alphabet="-:[]{}!&*|>'\"#%@` \n\tabcdefkvyz0123456789.", max_
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(yaml_ish)
+@example("{}: ")  # a mapping as a key: the duplicate-key check once hashed it (TypeError)
+@example("[a]: 1\n[a]: 2")
 def test_yaml_shaped_noise_parses_or_fails_cleanly(text: str) -> None:
     with contextlib.suppress(FileFormatError):
         parse(FRONT + text.encode() + b"\n---\nbody\n", "m", "user:a")

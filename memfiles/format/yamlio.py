@@ -37,7 +37,9 @@ class _TextConstructor(SafeConstructor):
         seen: set[Any] = set()
         for key_node, _value in node.value:
             key = self.construct_object(key_node, deep=True)
-            if isinstance(key, str) and key in seen:
+            if not isinstance(key, str):
+                continue  # PyYAML's own construct_mapping refuses a key that is a mapping or a list
+            if key in seen:
                 raise ConstructorError(
                     "while reading a mapping", node.start_mark, f"the key {key!r} appears twice", key_node.start_mark
                 )
