@@ -4,7 +4,8 @@ Running every rule's expressions on every line is what makes linting slow, and m
 of the words a rule is about. Every rule declares anchors (Rule.anchors), one of which each of its
 matches contains; the gate is one compiled alternation of all of them, searched once over the
 lower-cased text (and over the folded view of the lines that folding changes: leetspeak, spaced
-letters, other scripts). A line is examined by the rules whose anchors it holds, and by no other.
+letters, other scripts). A line is examined by the rules whose anchors it holds, and by no other; a rule made of
+anchored patterns (memfiles.lint.findings.anchored) runs there only the patterns whose own anchors it holds.
 
 Anchor syntax: a word prefix (`ignor` matches ignore, ignored, ignoring), a whole word (`pin$`), a
 string found anywhere when it does not start with an ASCII letter or digit (`//`, `<|`, `忽略`) or
@@ -12,8 +13,8 @@ when it is written `~mode` (`~mode$`: anywhere, but ending a word), or any chara
 written `chars:[...]` (hidden characters). Tokens of 24 characters or more (keys, Base64) are found apart, by one more
 expression: a rule that judges such tokens names the anchor `LONG_TOKEN`.
 
-That the gate never hides a finding is a property test (tests/test_prefilter.py), and each rule's
-anchors are tested against its own examples.
+That the gate never hides a finding, nor a match of an anchored pattern, is a property test
+(tests/test_prefilter.py), and each rule's and each anchored pattern's anchors are tested against its examples.
 """
 
 from __future__ import annotations
@@ -24,44 +25,51 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from memfiles.lint.findings import Rule
+from memfiles.lint.findings import Anchored, Rule
 from memfiles.lint.textview import fold
 
 LONG_TOKEN = "<long token>"
 CHARS = "chars:"  # an anchor `chars:[…]`: any character of the class
 _LONG = re.compile(r"[a-z0-9+/_=-]{24,}")
+# What the gate lets run: a rule, or one anchored pattern of a rule (Rule.parts).
+Unit = Rule | Anchored
+# What a line runs: each rule with the patterns of it to search (None: the whole rule), in the rules' order.
+Picked = tuple[tuple[Rule, tuple[Anchored, ...] | None], ...]
 
 
 class Gate:
-    """The anchors of `rules` as one expression, and what each anchor it finds lets run."""
+    """The anchors of `rules` as one expression, and what each anchor it finds lets run: a rule, or one of its
+    anchored patterns (a Unit)."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.rules = list(rules)
-        self.by_text: dict[str, frozenset[Rule]] = {}
-        self.long: frozenset[Rule] = frozenset(r for r in self.rules if LONG_TOKEN in r.anchors)
+        units: list[Unit] = [unit for rule in self.rules for unit in (rule.parts or (rule,))]
+        self.by_text: dict[str, frozenset[Unit]] = {}
+        self._picked: dict[frozenset[Unit], Picked] = {}
+        self.long: frozenset[Unit] = frozenset(u for u in units if LONG_TOKEN in u.anchors)
         words: set[str] = set()
         whole: set[str] = set()
         symbols: set[str] = set()
         symbol_whole: set[str] = set()
-        classes: dict[str, set[Rule]] = {}
-        owners: dict[str, set[Rule]] = {}  # anchor -> rules, for prefixes and strings found anywhere
-        ends: dict[str, set[Rule]] = {}  # the same for whole words (`pin$`): only where the found text is the word
-        for rule in self.rules:
-            for anchor in rule.anchors:
+        classes: dict[str, set[Unit]] = {}
+        owners: dict[str, set[Unit]] = {}  # anchor -> units, for prefixes and strings found anywhere
+        ends: dict[str, set[Unit]] = {}  # the same for whole words (`pin$`): only where the found text is the word
+        for unit in units:
+            for anchor in unit.anchors:
                 if anchor == LONG_TOKEN:
                     continue
                 if anchor.startswith(CHARS):
-                    classes.setdefault(anchor.removeprefix(CHARS), set()).add(rule)
+                    classes.setdefault(anchor.removeprefix(CHARS), set()).add(unit)
                     continue
                 text = anchor.removesuffix("$") if len(anchor) > 1 else anchor
                 text = text.removeprefix("~") if len(text) > 1 else text
                 if not text or text != text.lower():
-                    raise ValueError(f"{rule.code}: anchor {anchor!r} must be non-empty and lower case")
+                    raise ValueError(f"{unit!r}: anchor {anchor!r} must be non-empty and lower case")
                 word = text[0].isascii() and text[0].isalnum() and not anchor.startswith("~")
                 (symbols if not word else whole if anchor.endswith("$") else words).add(text)
                 if not word and anchor.endswith("$"):
                     symbol_whole.add(text)
-                (ends if anchor.endswith("$") else owners).setdefault(text, set()).add(rule)
+                (ends if anchor.endswith("$") else owners).setdefault(text, set()).add(unit)
         self._classes = [(re.compile(c), frozenset(r)) for c, r in classes.items()]
         self._owners, self._ends = owners, ends
         # Two tries of the anchors (words at a word's start, symbols anywhere) as one expression: the regex engine
@@ -78,10 +86,10 @@ class Gate:
         lettered = [s for s in symbols if s[0].isascii() and s[0].isalnum()]
         self._lettered = re.compile(_trie({s: s not in symbol_whole for s in lettered})) if lettered else None
 
-    def _rules_for(self, found: str) -> frozenset[Rule]:
+    def _rules_for(self, found: str) -> frozenset[Unit]:
         rules = self.by_text.get(found)
         if rules is None:
-            out: set[Rule] = set()
+            out: set[Unit] = set()
             for end in range(1, len(found) + 1):
                 out |= self._owners.get(found[:end], set())
             out |= self._ends.get(found, set())
@@ -91,8 +99,8 @@ class Gate:
             rules = self.by_text[found] = frozenset(out)
         return rules
 
-    def scan(self, text: str, into: dict[int, set[Rule]], starts: list[int] | None = None, line: int = 0) -> None:
-        """Add to `into` (line index -> rules) what the anchors in `text` let run; `starts` are the offsets at
+    def scan(self, text: str, into: dict[int, set[Unit]], starts: list[int] | None = None, line: int = 0) -> None:
+        """Add to `into` (line index -> units) what the anchors in `text` let run; `starts` are the offsets at
         which the lines of `text` begin (None: all of `text` is line `line`)."""
         search = self.pattern.search
         pos = 0
@@ -107,10 +115,11 @@ class Gate:
                 at = line if starts is None else bisect_right(starts, match.start()) - 1
                 into.setdefault(at, set()).update(self.long)
 
-    def candidates(self, lines: list[str], lowered: str | None = None) -> dict[int, set[Rule]]:
-        """Line index -> the rules that line has to run (lines holding no anchor are left out)."""
+    def candidates(self, lines: list[str], lowered: str | None = None) -> dict[int, set[Unit]]:
+        """Line index -> the units (rules, anchored patterns) that line has to run (lines holding no anchor are
+        left out)."""
         text = lowered if lowered is not None else "\n".join(lines).lower()
-        found: dict[int, set[Rule]] = {}
+        found: dict[int, set[Unit]] = {}
         starts = [0]
         at = text.find("\n")
         while at >= 0:
@@ -123,6 +132,18 @@ class Gate:
                 if view != line.lower():
                     self.scan(view, found, None, index)
         return found
+
+    def picked(self, units: set[Unit]) -> Picked:
+        """What `units` (as candidates gives them for a line) run: each rule, with the patterns of it to search."""
+        key = frozenset(units)
+        picked = self._picked.get(key)
+        if picked is None:
+            picked = self._picked[key] = tuple(
+                (rule, None if rule in key else tuple(part for part in rule.parts if part in key))
+                for rule in self.rules
+                if rule in key or any(part in key for part in rule.parts)
+            )
+        return picked
 
 
 def _trie(anchors: dict[str, bool]) -> str:
