@@ -126,6 +126,10 @@ def test_a_shorter_anchor_at_the_same_place_is_not_hidden_by_a_longer_one() -> N
     short = Rule("MEM198", WARNING, "s", "s", "s", "s", first_of("x"), anchors=("you",))
     long = Rule("MEM199", WARNING, "l", "l", "l", "l", first_of("x"), anchors=("your",))
     assert Gate([short, long]).candidates(["your"]) == {0: {short, long}}
+    # nor a whole word by a longer anchor that starts with it
+    word = Rule("MEM198", WARNING, "w", "w", "w", "w", first_of("x"), anchors=("reply$",))
+    phrase = Rule("MEM199", WARNING, "p", "p", "p", "p", first_of("x"), anchors=("reply only",))
+    assert Gate([word, phrase]).candidates(["reply only", "replying only"]) == {0: {word, phrase}}
 
 
 def test_long_tokens_reach_the_rules_that_judge_them() -> None:

@@ -87,12 +87,15 @@ class Gate:
         self._lettered = re.compile(_trie({s: s not in symbol_whole for s in lettered})) if lettered else None
 
     def _rules_for(self, found: str) -> frozenset[Unit]:
+        """What the anchors in `found` let run: every anchor it starts with, a whole word (`reply$`) where a word
+        ends in it (`reply only`, found as a longer anchor, holds the word `reply`)."""
         rules = self.by_text.get(found)
         if rules is None:
             out: set[Unit] = set()
             for end in range(1, len(found) + 1):
                 out |= self._owners.get(found[:end], set())
-            out |= self._ends.get(found, set())
+                if end == len(found) or _wordy(found[end - 1]) != _wordy(found[end]):
+                    out |= self._ends.get(found[:end], set())
             for pattern, owners in self._classes:
                 if pattern.fullmatch(found):
                     out |= owners
@@ -144,6 +147,10 @@ class Gate:
                 if rule in key or any(part in key for part in rule.parts)
             )
         return picked
+
+
+def _wordy(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _trie(anchors: dict[str, bool]) -> str:
