@@ -1,8 +1,8 @@
 """Text rules shared by `mem lint` and the write guard: one implementation, one set of codes.
 
-The rules live in one module per family (memfiles.lint.rules_instruction MEM101-MEM109, rules_attacks,
-rules_dictated and rules_framing MEM110-MEM116, rules_hidden MEM2xx, rules_secrets MEM3xx, rules_exfil
-MEM4xx); this module runs them over a text as the kind of text it is (KINDS: a fact value, an episode, a
+The rules live in one module per family (memfiles.lint.rules_instruction and rules_jailbreak MEM101-MEM109,
+rules_attacks, rules_dictated and rules_framing MEM110-MEM116, rules_hidden MEM2xx, rules_secrets MEM3xx,
+rules_exfil MEM4xx); this module runs them over a text as the kind of text it is (KINDS: a fact value, an episode, a
 declared transcript, an agent instruction file). `severity="error"` findings are what the write path refuses
 or quarantines; warnings are reported by lint only.
 
@@ -28,6 +28,7 @@ from memfiles.lint import (
     rules_framing,
     rules_hidden,
     rules_instruction,
+    rules_jailbreak,
     rules_secrets,
 )
 from memfiles.lint.findings import ERROR, WARNING, Finding, LazyPattern, Rule
@@ -61,6 +62,7 @@ RULES: list[Rule] = [
     *sorted(
         [
             *rules_instruction.RULES,
+            *rules_jailbreak.RULES,
             *rules_dictated.RULES,
             *rules_framing.RULES,
             *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM1")),
@@ -75,6 +77,7 @@ RULES: list[Rule] = [
     *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM4")),
 ]
 BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}
+_INSTRUCTION = tuple(rule for rule in RULES if "MEM101" <= rule.code <= "MEM109")  # what a comment may not hide
 
 
 _COMMENT = LazyPattern(r"<!--(?!\s*mem:)(.*?)(?:-->|\Z)", re.DOTALL)
@@ -138,9 +141,7 @@ def _comment_findings(text: str, lines: list[str]) -> list[Finding]:
     found: list[Finding] = []
     for match in _COMMENT.finditer(text):
         body = match.group(1)
-        if not any(
-            f.severity == ERROR for part in body.split("\n") for f in check_line(part, 1, rules_instruction.RULES)
-        ):
+        if not any(f.severity == ERROR for part in body.split("\n") for f in check_line(part, 1, _INSTRUCTION)):
             continue
         lineno = text.count("\n", 0, match.start())
         col = match.start() - (text.rfind("\n", 0, match.start()) + 1)

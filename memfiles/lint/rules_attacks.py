@@ -120,8 +120,8 @@ _FLOODS = " ".join(a + gap + b for a in "[]{}<>|\\" for b in "[]{}<>|\\" for gap
 BOUNDARY = first_of(
     anchored(
         "~end$ ~end_ ~begin$ ~begin_ ~beginning$ ~beginning_ ~start$ ~start_ ~stop$ ~stop_",
-        r"(?:^|[\[<({#=*_|~-]\s*)(?:end|begin(?:ning)?|start|stop)[\s_-]+(?:of[\s_-]+)?(?:the[\s_-]+)?(?:user(?:'s)?"
-        r"[\s_-]+|system[\s_-]+|developer[\s_-]+|previous[\s_-]+|original[\s_-]+|initial[\s_-]+|untrusted[\s_-]+|"
+        r"(?:^|[\[<({#=*_|~-]\s*)(?:end|begin(?:ning)?|start|stop)[\s_-]+(?:of[\s_-]+)?(?:the[\s_-]+)?(?:user(?:'"
+        r"s)?[\s_-]+|system[\s_-]+|developer[\s_-]+|previous[\s_-]+|original[\s_-]+|initial[\s_-]+|untrusted[\s_-]+|"
         r"external[\s_-]+)?(?:input|prompt|context|instructions?|document|data|content|email|query|reprogramming)\b",
         "-----END OF USER INPUT-----",
     ),

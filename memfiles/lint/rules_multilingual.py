@@ -93,17 +93,28 @@ EXTRACTION = [
 ]
 
 JAILBREAK = [
-    r"\b" + _AI + r"\b[^.\n]{0,40}\b(?:sans (?:aucune?\s+)?(?:restrictions?|limites?|filtres?|censure|ethique|morale|"
-    r"regles)|sin (?:ninguna?\s+)?(?:restricciones|limites|filtros|censura|etica|moral|reglas)|sem (?:nenhuma?\s+)?"
-    r"(?:restricoes|limites|filtros|censura|etica|moral|regras)|senza (?:alcuna?\s+)?(?:restrizioni|limiti|filtri|"
-    r"censura|etica|morale|regole)|ohne (?:jegliche\s+|irgendwelche\s+)?(?:einschrankungen|beschrankungen|filter|"
-    r"zensur|ethik|moral|regeln|grenzen))\b",
-    r"\bne (?:refuse|refuses|refusez) jamais\b(?!\s+(?:un|une|le|la|les|de|du|des|d" + _Q + r"|son|sa|ses|leur|"
-    r"mon|ma|mes)\b)|\bnunca (?:te )?(?:niegues|rechaces|recuses|recuse|negue)\b|\bnon rifiutare mai\b|"
-    r"\b(?:lehne|verweigere) (?:niemals|nie)\b|\bfais n" + _Q + r"importe quoi maintenant\b",
-    r"(?:ai|人工智能|助手|机器人|模型)[^。\n]{0,20}(?:没有|不受|摆脱)(?:任何)?(?:限制|约束|审查|道德|伦理|过滤)|"
-    r"(?:没有|不受|摆脱)(?:任何)?(?:道德|伦理)?(?:限制|约束|审查|道德|伦理|过滤)的(?:ai|人工智能|助手|机器人|模型)|"
-    r"你(?:从不|绝不|永远不|不会|不能|不可以|不得)拒绝|(?:永远|绝对)不要拒绝",
+    anchored(
+        "sans$ sin$ sem$ senza ohne",
+        r"\b" + _AI + r"\b[^.\n]{0,40}\b(?:sans (?:aucune?\s+)?(?:restrictions?|limites?|filtres?|censure|ethique|"
+        r"morale|regles)|sin (?:ninguna?\s+)?(?:restricciones|limites|filtros|censura|etica|moral|reglas)|"
+        r"sem (?:nenhuma?\s+)?(?:restricoes|limites|filtros|censura|etica|moral|regras)|senza "
+        r"(?:alcuna?\s+)?(?:restrizioni|limiti|filtri|censura|etica|morale|regole)|ohne (?:jegliche\s+|"
+        r"irgendwelche\s+)?(?:einschrankungen|beschrankungen|filter|zensur|ethik|moral|regeln|grenzen))\b",
+        "une IA sans restrictions",
+    ),
+    anchored(
+        "jamais nunca rifiutare lehne verweigere importe",
+        r"\bne (?:refuse|refuses|refusez) jamais\b(?!\s+(?:un|une|le|la|les|de|du|des|d" + _Q + r"|son|sa|ses|leur|"
+        r"mon|ma|mes)\b)|\bnunca (?:te )?(?:niegues|rechaces|recuses|recuse|negue)\b|\bnon rifiutare mai\b|"
+        r"\b(?:lehne|verweigere) (?:niemals|nie)\b|\bfais n" + _Q + r"importe quoi maintenant\b",
+        "tu ne refuses jamais",
+    ),
+    anchored(
+        "没有 不受 摆脱 拒绝",
+        r"(?:ai|人工智能|助手|机器人|模型)[^。\n]{0,20}(?:没有|不受|摆脱)(?:任何)?(?:限制|约束|审查|道德|伦理|过滤)|(?:没有|不受|摆脱)(?:任何)?(?:道德|伦理)?(?:限制|"
+        r"约束|审查|道德|伦理|过滤)的(?:ai|人工智能|助手|机器人|模型)|你(?:从不|绝不|永远不|不会|不能|不可以|不得)拒绝|(?:永远|绝对)不要拒绝",
+        "你从不拒绝",
+    ),
 ]
 
 # MEM111: reply only with "…" / say only: … — a dictating verb, a word for "only", then the words in quotes or
