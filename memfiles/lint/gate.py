@@ -43,9 +43,9 @@ class Gate:
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.rules = list(rules)
-        units: list[Unit] = [unit for rule in self.rules for unit in (rule.parts or (rule,))]
+        units: list[Unit] = [unit for rule in self.rules for unit in self.units_of(rule)]
         self.by_text: dict[str, frozenset[Unit]] = {}
-        self._picked: dict[frozenset[Unit], Picked] = {}
+        self._picked: dict[tuple[frozenset[Unit], frozenset[Rule] | None], Picked] = {}
         self.long: frozenset[Unit] = frozenset(u for u in units if LONG_TOKEN in u.anchors)
         words: set[str] = set()
         whole: set[str] = set()
@@ -72,19 +72,18 @@ class Gate:
                 (ends if anchor.endswith("$") else owners).setdefault(text, set()).add(unit)
         self._classes = [(re.compile(c), frozenset(r)) for c, r in classes.items()]
         self._owners, self._ends = owners, ends
-        # Two tries of the anchors (words at a word's start, symbols anywhere) as one expression: the regex engine
-        # then reads each character once where it would try every anchor in turn (20 times faster).
+        # Two tries of the anchors (words at a word's start, symbols anywhere) and one class of all the hidden
+        # characters, each searched on its own: the regex engine then reads each character once where it would try
+        # every anchor in turn (20 times faster), and skips in C to the characters a symbol or a class starts with
+        # (the three joined in one expression took twice as long as the three searches).
         parts = []
         if words or whole:
             parts.append(r"\b" + _trie({w: w in words for w in words | (whole - words)}))
         if symbols:
             parts.append(_trie({s: s not in symbol_whole for s in symbols}))
-        if classes:  # one class of all the hidden characters: one test a character
+        if classes:
             parts.append("[" + "".join(c[1:-1] for c in classes) + "]")
-        self.pattern = re.compile("|".join(parts) or r"(?!)")
-        # A `~word` anchor starts with a letter like a word anchor does: where a word is found, it is looked for too.
-        lettered = [s for s in symbols if s[0].isascii() and s[0].isalnum()]
-        self._lettered = re.compile(_trie({s: s not in symbol_whole for s in lettered})) if lettered else None
+        self.searches = [re.compile(part) for part in parts]
 
     def _rules_for(self, found: str) -> frozenset[Unit]:
         """What the anchors in `found` let run: every anchor it starts with, a whole word (`reply$`) where a word
@@ -105,14 +104,13 @@ class Gate:
     def scan(self, text: str, into: dict[int, set[Unit]], starts: list[int] | None = None, line: int = 0) -> None:
         """Add to `into` (line index -> units) what the anchors in `text` let run; `starts` are the offsets at
         which the lines of `text` begin (None: all of `text` is line `line`)."""
-        search = self.pattern.search
-        pos = 0
-        while match := search(text, pos):
-            at = line if starts is None else bisect_right(starts, match.start()) - 1
-            into.setdefault(at, set()).update(self._rules_for(match.group()))
-            if self._lettered is not None and (also := self._lettered.match(text, match.start())):
-                into[at].update(self._rules_for(also.group()))
-            pos = match.start() + 1  # the next match may start inside this one
+        for pattern in self.searches:
+            search = pattern.search
+            pos = 0
+            while match := search(text, pos):
+                at = line if starts is None else bisect_right(starts, match.start()) - 1
+                into.setdefault(at, set()).update(self._rules_for(match.group()))
+                pos = match.start() + 1  # the next match may start inside this one
         if self.long:
             for match in _LONG.finditer(text):
                 at = line if starts is None else bisect_right(starts, match.start()) - 1
@@ -129,22 +127,37 @@ class Gate:
             starts.append(at + 1)
             at = text.find("\n", at + 1)
         self.scan(text, found, starts)
-        if not plain(text):
-            for index, line in enumerate(lines):
-                view = fold(line)[0]
-                if view != line.lower():
-                    self.scan(view, found, None, index)
+        for index in self._folding(lines, text, starts):
+            view = fold(lines[index])[0]
+            if view != lines[index].lower():
+                self.scan(view, found, None, index)
         return found
 
-    def picked(self, units: set[Unit]) -> Picked:
-        """What `units` (as candidates gives them for a line) run: each rule, with the patterns of it to search."""
-        key = frozenset(units)
+    @staticmethod
+    def _folding(lines: list[str], lowered: str, starts: list[int]) -> list[int]:
+        """The lines whose folded view may differ from their lower-case form (only those are folded and read
+        again): lines with a character outside ASCII, a letter beside a leet digit, or letters spelled out."""
+        indexes = set() if lowered.isascii() else {i for i, line in enumerate(lines) if not line.isascii()}
+        for pattern in _FOLDING:
+            indexes.update(bisect_right(starts, match.start()) - 1 for match in pattern.finditer(lowered))
+        return sorted(indexes)
+
+    @staticmethod
+    def units_of(rule: Rule) -> tuple[Unit, ...]:
+        """What the gate lets run of `rule`: its anchored patterns, or the rule as a whole."""
+        return rule.parts or (rule,)
+
+    def picked(self, units: set[Unit], among: frozenset[Rule] | None = None) -> Picked:
+        """What `units` (as candidates gives them for a line) run of the rules `among` (default: all the gate's):
+        each rule, with the patterns of it to search."""
+        key = (frozenset(units), among)
         picked = self._picked.get(key)
         if picked is None:
+            found = key[0]
             picked = self._picked[key] = tuple(
-                (rule, None if rule in key else tuple(part for part in rule.parts if part in key))
+                (rule, None if rule in found else tuple(part for part in rule.parts if part in found))
                 for rule in self.rules
-                if rule in key or any(part in key for part in rule.parts)
+                if (among is None or rule in among) and (rule in found or any(part in found for part in rule.parts))
             )
         return picked
 
@@ -174,14 +187,13 @@ def _trie(anchors: dict[str, bool]) -> str:
     return pattern(tree)
 
 
-# A text whose every line folds to its lower-case form: ASCII, no letter beside a leet digit, no letters
-# spelled out one by one (memfiles.lint.textview decides the same for each line).
-_LEET_NEXT = re.compile(r"[a-z][0-9@$]|[0-9@$][a-z]")
-_SPACED = re.compile(r"[ .\-_*/|][a-z][ .\-_*/|][a-z](?![a-z])")
-
-
-def plain(lowered: str) -> bool:
-    return lowered.isascii() and not _LEET_NEXT.search(lowered) and not _SPACED.search(lowered)
+# What an ASCII line that folds to more than its lower-case form holds (memfiles.lint.textview decides the same for
+# each line): a letter beside a leet digit, `@` or `$`; letters spelled out one by one. Each expression starts with
+# a class of characters, which the regex engine skips to in C.
+_FOLDING = (
+    re.compile(r"[0-9@$](?:(?<=[a-z].)|(?=[a-z]))"),
+    re.compile(r"[ .\-_*/|][a-z][ .\-_*/|][a-z](?![a-z])"),
+)
 
 
 @cache

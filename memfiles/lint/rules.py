@@ -160,6 +160,14 @@ def _unlabelled(line: str) -> str:
     return line if match is None or len(match.group().split()) > 4 else " " * match.end() + line[match.end() :]
 
 
+_PER_LINE = tuple(rule for rule in RULES if rule is not HTML_COMMENT)
+
+
+@cache
+def _active(kind: str) -> frozenset[Rule]:
+    return frozenset(rules_for(kind))
+
+
 @cache
 def rules_for(kind: str) -> tuple[Rule, ...]:
     """The text rules that apply to `kind` (one of KINDS), in code order."""
@@ -174,22 +182,23 @@ def check_text(
     """Findings for every line of a text read as `kind`, and for its paragraphs as rendered (lines joined), sorted
     by line, column and code. `rules` narrows the rules to run (default: all that apply to `kind`); `frontmatter`
     (a file's text): its YAML frontmatter is read line by line only, not joined."""
-    active = rules_for(kind)
+    active = _active(kind)
     if rules is not None:
         wanted = {rule.code for rule in rules}
-        active = tuple(rule for rule in active if rule.code in wanted)
+        active = frozenset(rule for rule in active if rule.code in wanted)
     lines = text.split("\n")
     transcript = kind == "transcript"
     if transcript:
         lines = [_unlabelled(line) for line in lines]
     found: list[Finding] = []
-    per_line = tuple(rule for rule in active if rule is not HTML_COMMENT)
-    gate = gate_of(per_line)
+    gate = gate_of(_PER_LINE)  # one for every kind of text: its expressions are compiled once a process
     candidates = gate.candidates(lines, None if transcript else text.lower())
     for index in sorted(candidates):
-        found.extend(_line_findings(lines[index].removesuffix("\r"), index + 1, gate.picked(candidates[index])))
+        picked = gate.picked(candidates[index], active)
+        if picked:
+            found.extend(_line_findings(lines[index].removesuffix("\r"), index + 1, picked))
     if "\n" in text:
-        found.extend(_across_lines(lines, gate, text if transcript else "", candidates, frontmatter))
+        found.extend(_across_lines(lines, gate, active, text if transcript else "", candidates, frontmatter))
     if "<!--" in text and HTML_COMMENT in active:
         found.extend(_comment_findings(text, lines))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))
@@ -218,7 +227,12 @@ _REACH = 200  # characters each side of a line break that a match across it may 
 
 
 def _across_lines(
-    lines: list[str], gate: Gate, original: str, candidates: dict[int, set[Unit]], frontmatter: bool
+    lines: list[str],
+    gate: Gate,
+    active: frozenset[Rule],
+    original: str,
+    candidates: dict[int, set[Unit]],
+    frontmatter: bool,
 ) -> list[Finding]:
     """Findings of the folded-view rules that only the joined form of a paragraph shows (a match across a line
     break: `ignore all` / `previous instructions`), at the line and column where the match starts.
@@ -227,7 +241,7 @@ def _across_lines(
     with spaces, as rendered (overlapping stretches as one), and read by the rules (and patterns) whose anchors
     the joined text holds: an anchor split by the break (`you` / `are`) counts too."""
     found: list[Finding] = []
-    wanted = {unit for rule in gate.rules if rule.view == "folded" for unit in (rule.parts or (rule,))}
+    wanted = _folded_units(gate, active)
     source = original.split("\n") if original else lines
     if frontmatter and source and source[0].strip() == "---":  # a file's YAML frontmatter is not prose
         end = next((i for i in range(1, len(source)) if source[i].strip() == "---"), 0)
@@ -260,7 +274,7 @@ def _across_lines(
             if not picked:
                 continue
             offsets = list(accumulate((len(p) + 1 for p in pieces[first:last]), initial=0))
-            for rule, start, end in _spans(window, gate.picked(picked), view):
+            for rule, start, end in _spans(window, gate.picked(picked, active), view):
                 at = bisect_right(offsets, start) - 1
                 stop = bisect_right(offsets, end - 1) - 1
                 if at == stop:
@@ -272,6 +286,14 @@ def _across_lines(
                 message = f"{finding.message} (split across {shown}, joined as rendered)"
                 found.append(finding._replace(message=message, col=col + 1))
     return found
+
+
+@cache
+def _folded_units(gate: Gate, active: frozenset[Rule]) -> frozenset[Unit]:
+    """The units of the `active` rules that read the folded view (the only ones a joined paragraph runs)."""
+    return frozenset(
+        unit for rule in gate.rules if rule in active and rule.view == "folded" for unit in gate.units_of(rule)
+    )
 
 
 def guard(text: str, kind: str = "fact") -> Finding | None:
