@@ -139,7 +139,11 @@ class Gate:
         again): lines with a character outside ASCII, a letter beside a leet digit, or letters spelled out."""
         indexes = set() if lowered.isascii() else {i for i, line in enumerate(lines) if not line.isascii()}
         for pattern in _FOLDING:
-            indexes.update(bisect_right(starts, match.start()) - 1 for match in pattern.finditer(lowered))
+            pos = 0
+            while match := pattern.search(lowered, pos):
+                index = bisect_right(starts, match.start()) - 1
+                indexes.add(index)
+                pos = starts[index + 1] if index + 1 < len(starts) else len(lowered)  # on to the next line
         return sorted(indexes)
 
     @staticmethod

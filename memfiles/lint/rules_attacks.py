@@ -119,7 +119,8 @@ AUTHORITY = first_of(
 _FLOODS = " ".join(a + gap + b for a in "[]{}<>|\\" for b in "[]{}<>|\\" for gap in ("", "+")) + " \\n\\n"
 BOUNDARY = first_of(
     anchored(
-        "~end$ ~end_ ~begin$ ~begin_ ~beginning$ ~beginning_ ~start$ ~start_ ~stop$ ~stop_",
+        # the word, or glued to an underscore before it (`___end_of_input`)
+        "end$ end_ begin$ begin_ beginning$ beginning_ start$ start_ stop$ stop_ _end _begin _start _stop",
         r"(?:^|[\[<({#=*_|~-]\s*)(?:end|begin(?:ning)?|start|stop)[\s_-]+(?:of[\s_-]+)?(?:the[\s_-]+)?(?:user(?:'"
         r"s)?[\s_-]+|system[\s_-]+|developer[\s_-]+|previous[\s_-]+|original[\s_-]+|initial[\s_-]+|untrusted[\s_-]+|"
         r"external[\s_-]+)?(?:input|prompt|context|instructions?|document|data|content|email|query|reprogramming)\b",

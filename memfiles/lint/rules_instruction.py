@@ -373,7 +373,9 @@ ANCHORS: dict[str, str] = {
         "you following below subsequent respond repl answer$ answers$ letter vowel consonant character markdown"
     ),
     "MEM109": (
-        "~always ~from+now ~every ~whenever you each all$ output respons reply$ replies$ answer$ answers$ messag "
+        # "always show …" at a line's start, after punctuation or an underscore (`_always`)
+        "always _always from+now _from+now every _every whenever _whenever "
+        "you each all$ output respons reply$ replies$ answer$ answers$ messag "
         "whatever anything in+the+voice in+the+persona in+the+character in+the+role "
         # "reply in …", "talk to me only with …": the verb of _SAY and the word after it
         + combos("reply respond answer write speak talk", "to+me only always in using with")
