@@ -81,9 +81,14 @@ class Gate:
             parts.append(r"\b" + _trie({w: w in words for w in words | (whole - words)}))
         if symbols:
             parts.append(_trie({s: s not in symbol_whole for s in symbols}))
-        if classes:
-            parts.append("[" + "".join(c[1:-1] for c in classes) + "]")
         self.searches = [re.compile(part) for part in parts]
+        self._ascii_searches = list(self.searches)  # for ASCII text: the hidden characters' class cut to ASCII
+        if classes:
+            hidden = re.compile("[" + "".join(c[1:-1] for c in classes) + "]")
+            self.searches.append(hidden)
+            in_ascii = "".join(re.escape(chr(c)) for c in range(128) if hidden.match(chr(c)))
+            if in_ascii:  # a class of 128 bits is tested faster than one reaching to U+E01EF (6 against 22 ms)
+                self._ascii_searches.append(re.compile(f"[{in_ascii}]"))
 
     def _rules_for(self, found: str) -> frozenset[Unit]:
         """What the anchors in `found` let run: every anchor it starts with, a whole word (`reply$`) where a word
@@ -104,7 +109,7 @@ class Gate:
     def scan(self, text: str, into: dict[int, set[Unit]], starts: list[int] | None = None, line: int = 0) -> None:
         """Add to `into` (line index -> units) what the anchors in `text` let run; `starts` are the offsets at
         which the lines of `text` begin (None: all of `text` is line `line`)."""
-        for pattern in self.searches:
+        for pattern in self._ascii_searches if text.isascii() else self.searches:
             search = pattern.search
             pos = 0
             while match := search(text, pos):
