@@ -108,7 +108,10 @@ class Gate:
 
     def scan(self, text: str, into: dict[int, set[Unit]], starts: list[int] | None = None, line: int = 0) -> None:
         """Add to `into` (line index -> units) what the anchors in `text` let run; `starts` are the offsets at
-        which the lines of `text` begin (None: all of `text` is line `line`)."""
+        which the lines of `text` begin, in `text` with its blanks made single (None: all of `text` is line `line`,
+        and scan makes them single)."""
+        if starts is None:
+            text = _one_space(text)
         for pattern in self._ascii_searches if text.isascii() else self.searches:
             search = pattern.search
             pos = 0
@@ -124,7 +127,7 @@ class Gate:
     def candidates(self, lines: list[str], lowered: str | None = None) -> dict[int, set[Unit]]:
         """Line index -> the units (rules, anchored patterns) that line has to run (lines holding no anchor are
         left out)."""
-        text = lowered if lowered is not None else "\n".join(lines).lower()
+        text = _one_space(lowered if lowered is not None else "\n".join(lines).lower())
         found: dict[int, set[Unit]] = {}
         starts = [0]
         at = text.find("\n")
@@ -169,6 +172,16 @@ class Gate:
                 if (among is None or rule in among) and (rule in found or any(part in found for part in rule.parts))
             )
         return picked
+
+
+# A pattern's `\s+` between two words matches any run of blanks, an anchor of two words holds one space: the gate
+# reads every run of spaces and tabs as one space (line breaks, and the control characters the hidden-character
+# rules look for, are kept).
+_BLANKS = re.compile(r"[ \t]{2,}|\t")
+
+
+def _one_space(text: str) -> str:
+    return _BLANKS.sub(" ", text) if "  " in text or "\t" in text else text
 
 
 def _wordy(char: str) -> bool:
