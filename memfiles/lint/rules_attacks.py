@@ -58,10 +58,8 @@ AUTHORITY = first_of(
         "[Authentication successful]",
     ),
     anchored(
-        combos(
-            "admin administrator root developer god sudo superuser elevated unrestricted",
-            "access privilege rights permission clearance",
-        ),
+        "privilege permission clearance "
+        + combos("admin administrator root developer god sudo superuser elevated unrestricted", "access rights"),
         r"\b(?:admin|administrator|root|developer|god|sudo|superuser|elevated|unrestricted)\s+(?:access|privileges?|"
         r"rights|permissions?|clearance)\s+(?:has been\s+|have been\s+|is\s+|are\s+)?(?:now\s+)?(?:granted|enabled|"
         r"unlocked|activated|confirmed)\b",
@@ -89,11 +87,7 @@ AUTHORITY = first_of(
     # "I am the developer of this assistant": a claim about the model's own making, not a job ("a developer at a
     # startup")
     anchored(
-        combos(
-            "developer developers creator creators programmer programmers maker makers administrator administrators "
-            "admin admins operator operators owner owners engineer engineers trainer trainers",
-            "of behind who",
-        ),
+        "developer creator programmer maker admin operator owner engineer trainer",
         r"\b(?:i am|i'm|im|this is)\s+(?:the|an?|one of the)\s+(?:\w+\s+)?(?:developers?|creators?|programmers?|"
         r"makers?|administrators?|admins?|operators?|owners?|engineers?|trainers?)\s+(?:of|behind|who (?:built|made|"
         r"created|trained|wrote))\s+(?:this|the|you|your)\s*(?:(?:ai|assistant|bot|chat ?bot|model|language model|"

@@ -46,10 +46,9 @@ JAILBREAK = first_of(
         "no moral limits at all",
     ),
     anchored(
-        combos(
-            "ai a.i. assistant chatbot chat+bot bot model llm gpt chatgpt claude gemini bard copilot persona agent",
-            "no without with",
-        ),
+        # the names of a model, or the common words among them (an agent, a model) before what it is without
+        "ai$ a.i. chatbot$ chat+bot$ bot$ llm$ gpt$ chatgpt$ claude$ gemini$ bard$ copilot$ "
+        + combos("assistant model persona agent", "no without with"),
         rf"\b{AI}\s+(?:with\s+)?(?:no|without(?:\s+any)?)\s+(?:\w+\s+)?(?:rules|restrictions|limits|filters|guidelines|"
         rf"boundaries)\b",
         "an AI with no rules",
@@ -112,8 +111,7 @@ JAILBREAK = first_of(
         "ignore OpenAI's content policy",
     ),
     anchored(
-        "as+an+ai+language+model "
-        + combos("doesn't does+not don't do+not", "care follow abide adhere respect have+to need+to"),
+        "as+an+ai+language+model abide adhere " + combos("doesn't does+not don't do+not", "care follow respect"),
         r"\bas an ai language model\b|\b(?:does|do)(?:n't| not) (?:care|follow|abide|adhere|respect)\w*\s+(?:about\s+|"
         r"to\s+|by\s+)?(?:any\s+)?(?:laws|rules|morals|ethics|guidelines|policies|restrictions)\b|\b(?:does|do)(?:n't|"
         r" not) (?:have|need) to (?:abide|adhere)\w* (?:by |to )?(?:any |the )?(?:laws|rules|morals|ethics|guidelines|"

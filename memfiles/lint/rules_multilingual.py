@@ -12,7 +12,7 @@ say (DICTATED; the quote or colon is required, since "di solo" is also Spanish f
 
 from __future__ import annotations
 
-from memfiles.lint.findings import anchored, combos
+from memfiles.lint.findings import anchored
 
 _Q = r"['’]"  # apostrophe, straight or typographic
 _AI = (
@@ -128,24 +128,18 @@ DICTATED = [
         'Réponds seulement "oui"',
     ),
     anchored(
-        combos(
-            "responde responda responded contesta conteste di diga escribe escriba imprime imprima muestra",
-            "solo solamente unicamente exclusivamente apenas somente so",
-        ),
+        "responde$ responda$ responded$ contesta$ conteste$ di$ diga$ escribe$ escriba$ imprime$ imprima$ muestra$",
         r"\b(?:responde|responda|responded|contesta|conteste|di|diga|escribe|escriba|imprime|imprima|muestra)\s+"
         r"(?:solo|solamente|unicamente|exclusivamente|apenas|somente|so)" + _THEN_WORDS,
         'Responde solo "sí"',
     ),
     anchored(
-        combos("responda responde diga escreva imprima mostre", "apenas somente so exclusivamente"),
+        "responda$ responde$ diga$ escreva$ imprima$ mostre$",
         r"\b(?:responda|responde|diga|escreva|imprima|mostre)\s+(?:apenas|somente|so|exclusivamente)" + _THEN_WORDS,
         'Responda apenas "sim"',
     ),
     anchored(
-        combos(
-            "rispondi rispondete rispondere di dite scrivi scrivete stampa",
-            "solo soltanto solamente unicamente esclusivamente",
-        ),
+        "rispondi$ rispondete$ rispondere$ di$ dite$ scrivi$ scrivete$ stampa$",
         r"\b(?:rispondi|rispondete|rispondere|di|dite|scrivi|scrivete|stampa)\s+(?:solo|soltanto|solamente|"
         r"unicamente|esclusivamente)" + _THEN_WORDS,
         'Rispondi solo "si"',
