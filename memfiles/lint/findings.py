@@ -78,14 +78,16 @@ class Rule:
     `anchors` are what every match of the rule contains, one of them at least (memfiles.lint.gate runs the
     rule only on lines that hold one): a word prefix (`ignor` for ignore, ignored, ignoring), a whole word
     (`pin$`), or a string of symbols (`//`, `<|`) anywhere. Folded-view rules name words of the folded view.
+    A rule whose check is made of anchored patterns (`first_of(anchored(…), …)`) takes the anchors of its
+    patterns, and the gate runs each pattern only on the lines that hold one of its own.
     `profiles` are the kinds of text the rule applies to (memfiles.lint.profiles).
 
     Rules compare and hash by identity (fast set membership); they are not changed once made.
     """
 
     __slots__ = (
-        "anchors", "catches", "check", "code", "example", "fix", "mask", "name", "near_miss", "profiles", "severity",
-        "view", "why",
+        "anchors", "catches", "check", "code", "example", "fix", "mask", "name", "near_miss", "parts", "profiles",
+        "severity", "view", "why",
     )  # fmt: skip
 
     def __init__(
@@ -106,10 +108,25 @@ class Rule:
     ) -> None:
         self.code, self.severity, self.name, self.catches, self.why, self.fix = code, severity, name, catches, why, fix
         self.check, self.view, self.mask, self.example, self.near_miss = check, view, mask, example, near_miss
+        self.parts: tuple[Anchored, ...] = check.parts if isinstance(check, FirstOf) else ()
+        if self.parts:
+            own = tuple(dict.fromkeys(anchor for part in self.parts for anchor in part.anchors))
+            if anchors and anchors != own:
+                raise ValueError(f"{code}: a rule of anchored patterns takes its anchors from them")
+            anchors = own
         self.anchors, self.profiles = anchors, profiles
 
     def __repr__(self) -> str:
         return f"Rule({self.code!r}, {self.name!r})"
+
+    def hits(self, text: str, parts: Sequence[Anchored] | None = None) -> Iterator[tuple[int, int]]:
+        """The (start, end) spans the check finds in `text` (the rule's view of a line); of a rule made of anchored
+        patterns, searching only `parts` of them when given (the others hold no anchor there, memfiles.lint.gate)."""
+        if parts is None:
+            return self.check(text)
+        if not isinstance(self.check, FirstOf):
+            raise TypeError(f"{self.code} has no anchored patterns")
+        return self.check.among(text, parts)
 
     def with_anchors(self, anchors: tuple[str, ...], profiles: tuple[str, ...] | None = None) -> Rule:
         """The same rule with `anchors` (and `profiles`): a new object, rules are not changed once made."""
@@ -182,13 +199,49 @@ def alternation(patterns: Sequence[str]) -> str:
     return "|".join(out)
 
 
-class FirstOf:
-    """A check that reports only the earliest match among its patterns (one finding per line): the patterns'
-    top-level alternatives joined in one expression, compiled on first use (start-up matters)."""
+class Anchored:
+    """One pattern of a rule with its own anchors (memfiles.lint.gate syntax, `+` for a space: one of them is in
+    every match of the pattern) and an example it matches (tests/test_prefilter.py checks both). Its expression
+    is compiled the first time a line holding one of its anchors reaches it."""
 
-    def __init__(self, *patterns: str, flags: int = 0) -> None:
-        self.patterns = patterns
+    __slots__ = ("_compiled", "anchors", "example", "flags", "pattern")
+
+    def __init__(self, anchors: str, pattern: str, example: str) -> None:
+        self.anchors = tuple(anchor.replace("+", " ") for anchor in anchors.split())
+        self.pattern, self.example = pattern, example
+        self.flags = re.MULTILINE
+        self._compiled: re.Pattern[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"Anchored({self.example!r})"
+
+    def search(self, line: str) -> re.Match[str] | None:
+        if self._compiled is None:
+            self._compiled = re.compile(alternation([self.pattern]), self.flags)
+        return self._compiled.search(line)
+
+
+def anchored(anchors: str, pattern: str, example: str) -> Anchored:
+    """A pattern for first_of with the anchors one of which every match of it holds, and an example it matches."""
+    return Anchored(anchors, pattern, example)
+
+
+class FirstOf:
+    """A check that reports only the earliest match among its patterns (one finding per line), compiled on first
+    use (start-up matters).
+
+    Plain patterns are joined, top-level alternatives and all, in one expression. Anchored patterns (all of a
+    check's or none) are searched one by one, and only those a line holds anchors for (`among`): the earliest
+    match wins, and of two at one place the earlier pattern's, as in the joined expression."""
+
+    def __init__(self, *patterns: str | Anchored, flags: int = 0) -> None:
+        self.parts = tuple(p for p in patterns if isinstance(p, Anchored))
+        if self.parts and len(self.parts) != len(patterns):
+            raise ValueError("anchor every pattern of a check, or none")
+        self.patterns = tuple(p.pattern if isinstance(p, Anchored) else p for p in patterns)
         self.flags = flags | re.MULTILINE
+        for part in self.parts:
+            part.flags = self.flags
         self._all: re.Pattern[str] | None = None
 
     @property
@@ -196,15 +249,33 @@ class FirstOf:
         """The patterns' top-level alternatives, in order."""
         return tuple(branch for pattern in self.patterns for branch in _branches(pattern))
 
+    def compiled(self) -> int:
+        """How many expressions this check has compiled so far."""
+        return sum(part._compiled is not None for part in self.parts) + (self._all is not None)
+
     def __call__(self, line: str) -> Iterator[tuple[int, int]]:
+        if self.parts:
+            yield from self.among(line, self.parts)
+            return
         if self._all is None:
             self._all = re.compile(alternation(self.branches), self.flags)
         match = self._all.search(line)
         if match:
             yield match.start(), max(match.end(), match.start() + 1)
 
+    def among(self, line: str, parts: Sequence[Anchored]) -> Iterator[tuple[int, int]]:
+        """The earliest match of `parts` (some of this check's, in its order) on `line`: what the whole check finds
+        when the other patterns cannot match, as a line without their anchors shows."""
+        best: re.Match[str] | None = None
+        for part in parts:
+            match = part.search(line)
+            if match and (best is None or match.start() < best.start()):
+                best = match
+        if best:
+            yield best.start(), max(best.end(), best.start() + 1)
 
-def first_of(*patterns: str, flags: int = 0) -> FirstOf:
+
+def first_of(*patterns: str | Anchored, flags: int = 0) -> FirstOf:
     """A check that reports only the earliest match among all patterns (one finding per line)."""
     return FirstOf(*patterns, flags=flags)
 

@@ -1,13 +1,15 @@
 """Text rules shared by `mem lint` and the write guard: one implementation, one set of codes.
 
-The rules live in one module per family (memfiles.lint.rules_instruction MEM1xx, rules_hidden MEM2xx,
-rules_secrets MEM3xx, rules_exfil MEM4xx); this module runs them over a text as the kind of text it is
-(KINDS: a fact value, an episode, a declared transcript, an agent instruction file). `severity="error"`
-findings are what the write path refuses or quarantines; warnings are reported by lint only.
+The rules live in one module per family (memfiles.lint.rules_instruction and rules_jailbreak MEM101-MEM109,
+rules_attacks, rules_dictated and rules_framing MEM110-MEM116, rules_hidden MEM2xx, rules_secrets MEM3xx,
+rules_exfil MEM4xx); this module runs them over a text as the kind of text it is (KINDS: a fact value, an episode, a
+declared transcript, an agent instruction file). `severity="error"` findings are what the write path refuses
+or quarantines; warnings are reported by lint only.
 
-A text is read twice: line by line, each line by the rules whose anchors it holds (memfiles.lint.gate),
-on its folded view (memfiles.lint.textview) or as written; and as it is rendered, the lines of each
-paragraph joined with spaces, for instruction-shaped text split across lines.
+A text is read twice: line by line, each line by the rules (and of a rule made of anchored patterns, the
+patterns) whose anchors it holds (memfiles.lint.gate), on its folded view (memfiles.lint.textview) or as
+written; and as it is rendered, the lines of each paragraph joined with spaces, for instruction-shaped text
+split across lines.
 """
 
 from __future__ import annotations
@@ -18,9 +20,19 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from itertools import accumulate
 
-from memfiles.lint import rules_attacks, rules_encoded, rules_exfil, rules_hidden, rules_instruction, rules_secrets
+from memfiles.lint import (
+    rules_attacks,
+    rules_dictated,
+    rules_encoded,
+    rules_exfil,
+    rules_framing,
+    rules_hidden,
+    rules_instruction,
+    rules_jailbreak,
+    rules_secrets,
+)
 from memfiles.lint.findings import ERROR, WARNING, Finding, LazyPattern, Rule
-from memfiles.lint.gate import gate_of
+from memfiles.lint.gate import Gate, Picked, Unit, gate_of
 from memfiles.lint.textview import fold
 
 __all__ = ["ERROR", "KINDS", "RULES", "WARNING", "Finding", "Rule", "check_line", "check_text", "guard", "normalise"]
@@ -47,8 +59,16 @@ HTML_COMMENT = Rule(
 )
 
 RULES: list[Rule] = [
-    *rules_instruction.RULES,
-    *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM1")),
+    *sorted(
+        [
+            *rules_instruction.RULES,
+            *rules_jailbreak.RULES,
+            *rules_dictated.RULES,
+            *rules_framing.RULES,
+            *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM1")),
+        ],
+        key=lambda rule: rule.code,
+    ),
     *rules_hidden.RULES,
     HTML_COMMENT,
     *rules_encoded.RULES,
@@ -57,7 +77,7 @@ RULES: list[Rule] = [
     *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM4")),
 ]
 BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}
-_ORDER: dict[str, int] = {rule.code: index for index, rule in enumerate(RULES)}
+_INSTRUCTION = tuple(rule for rule in RULES if "MEM101" <= rule.code <= "MEM109")  # what a comment may not hide
 
 
 _COMMENT = LazyPattern(r"<!--(?!\s*mem:)(.*?)(?:-->|\Z)", re.DOTALL)
@@ -89,18 +109,19 @@ def _finding(rule: Rule, line: str, lineno: int, start: int, end: int) -> Findin
     return Finding(rule.code, rule.severity, message, lineno, start + 1, _visible(excerpt))
 
 
-def _spans(line: str, rules: Iterable[Rule]) -> Iterator[tuple[Rule, int, int]]:
-    """(rule, start, end) of every hit of `rules` on one line, in columns of the line as written."""
-    view: tuple[str, list[int] | None] | None = None
-    for rule in rules:
+def _spans(
+    line: str, picked: Picked, view: tuple[str, list[int] | None] | None = None
+) -> Iterator[tuple[Rule, int, int]]:
+    """(rule, start, end) of every hit of the `picked` rules (or of their patterns named) on one line, in columns of
+    the line as written; `view` is the line's folded view when the caller has it."""
+    for rule, parts in picked:
         if rule.view == "raw":
-            for start, end in rule.check(line):
-                yield rule, start, end
-            continue
-        if view is None:
-            view = fold(line)
-        text, cols = view
-        for start, end in rule.check(text):
+            text, cols = line, None
+        else:
+            if view is None:
+                view = fold(line)
+            text, cols = view
+        for start, end in rule.hits(text, parts):
             if cols is not None:
                 start, end = cols[start], cols[end - 1] + 1
             yield rule, start, end
@@ -108,18 +129,19 @@ def _spans(line: str, rules: Iterable[Rule]) -> Iterator[tuple[Rule, int, int]]:
 
 def check_line(line: str, lineno: int = 1, rules: Iterable[Rule] | None = None) -> list[Finding]:
     """Every finding of the text rules (all of them by default) on one line, columns counted in the line."""
-    return [
-        _finding(rule, line, lineno, start, end) for rule, start, end in _spans(line, RULES if rules is None else rules)
-    ]
+    picked = tuple((rule, None) for rule in (RULES if rules is None else rules))
+    return _line_findings(line, lineno, picked)
+
+
+def _line_findings(line: str, lineno: int, picked: Picked) -> list[Finding]:
+    return [_finding(rule, line, lineno, start, end) for rule, start, end in _spans(line, picked)]
 
 
 def _comment_findings(text: str, lines: list[str]) -> list[Finding]:
     found: list[Finding] = []
     for match in _COMMENT.finditer(text):
         body = match.group(1)
-        if not any(
-            f.severity == ERROR for part in body.split("\n") for f in check_line(part, 1, rules_instruction.RULES)
-        ):
+        if not any(f.severity == ERROR for part in body.split("\n") for f in check_line(part, 1, _INSTRUCTION)):
             continue
         lineno = text.count("\n", 0, match.start())
         col = match.start() - (text.rfind("\n", 0, match.start()) + 1)
@@ -138,6 +160,14 @@ def _unlabelled(line: str) -> str:
     return line if match is None or len(match.group().split()) > 4 else " " * match.end() + line[match.end() :]
 
 
+_PER_LINE = tuple(rule for rule in RULES if rule is not HTML_COMMENT)
+
+
+@cache
+def _active(kind: str) -> frozenset[Rule]:
+    return frozenset(rules_for(kind))
+
+
 @cache
 def rules_for(kind: str) -> tuple[Rule, ...]:
     """The text rules that apply to `kind` (one of KINDS), in code order."""
@@ -152,23 +182,23 @@ def check_text(
     """Findings for every line of a text read as `kind`, and for its paragraphs as rendered (lines joined), sorted
     by line, column and code. `rules` narrows the rules to run (default: all that apply to `kind`); `frontmatter`
     (a file's text): its YAML frontmatter is read line by line only, not joined."""
-    active = rules_for(kind)
+    active = _active(kind)
     if rules is not None:
         wanted = {rule.code for rule in rules}
-        active = tuple(rule for rule in active if rule.code in wanted)
+        active = frozenset(rule for rule in active if rule.code in wanted)
     lines = text.split("\n")
     transcript = kind == "transcript"
     if transcript:
         lines = [_unlabelled(line) for line in lines]
     found: list[Finding] = []
-    per_line = tuple(rule for rule in active if rule is not HTML_COMMENT)
-    candidates = gate_of(per_line).candidates(lines, None if transcript else text.lower())
+    gate = gate_of(_PER_LINE)  # one for every kind of text: its expressions are compiled once a process
+    candidates = gate.candidates(lines, None if transcript else text.lower())
     for index in sorted(candidates):
-        selected = sorted(candidates[index], key=lambda r: _ORDER[r.code])
-        found.extend(check_line(lines[index].removesuffix("\r"), index + 1, selected))
+        picked = gate.picked(candidates[index], active)
+        if picked:
+            found.extend(_line_findings(lines[index].removesuffix("\r"), index + 1, picked))
     if "\n" in text:
-        folded = tuple(r for r in per_line if r.view == "folded")
-        found.extend(_across_lines(lines, folded, text if transcript else "", candidates, frontmatter))
+        found.extend(_across_lines(lines, gate, active, text if transcript else "", candidates, frontmatter))
     if "<!--" in text and HTML_COMMENT in active:
         found.extend(_comment_findings(text, lines))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))
@@ -197,16 +227,21 @@ _REACH = 200  # characters each side of a line break that a match across it may 
 
 
 def _across_lines(
-    lines: list[str], rules: tuple[Rule, ...], original: str, candidates: dict[int, set[Rule]], frontmatter: bool
+    lines: list[str],
+    gate: Gate,
+    active: frozenset[Rule],
+    original: str,
+    candidates: dict[int, set[Unit]],
+    frontmatter: bool,
 ) -> list[Finding]:
     """Findings of the folded-view rules that only the joined form of a paragraph shows (a match across a line
     break: `ignore all` / `previous instructions`), at the line and column where the match starts.
 
     Around each line the gate picked a rule for, the lines of its paragraph within `_REACH` characters are joined
-    with spaces, as rendered (overlapping stretches as one), and read by the rules picked for the lines in it:
-    any match holds an anchor, on one side of a break or the other."""
+    with spaces, as rendered (overlapping stretches as one), and read by the rules (and patterns) whose anchors
+    the joined text holds: an anchor split by the break (`you` / `are`) counts too."""
     found: list[Finding] = []
-    wanted = set(rules)
+    wanted = _folded_units(gate, active)
     source = original.split("\n") if original else lines
     if frontmatter and source and source[0].strip() == "---":  # a file's YAML frontmatter is not prose
         end = next((i for i in range(1, len(source)) if source[i].strip() == "---"), 0)
@@ -231,10 +266,15 @@ def _across_lines(
         for first, last in stretches:
             if first == last:
                 continue
-            picked = set().union(*(candidates.get(run[k], ()) for k in range(first, last + 1))) & wanted
             window = " ".join(pieces[first : last + 1])
+            view = fold(window)
+            units: dict[int, set[Unit]] = {}
+            gate.scan(view[0], units)
+            picked = units.get(0, set()) & wanted
+            if not picked:
+                continue
             offsets = list(accumulate((len(p) + 1 for p in pieces[first:last]), initial=0))
-            for rule, start, end in _spans(window, sorted(picked, key=lambda r: _ORDER[r.code])):
+            for rule, start, end in _spans(window, gate.picked(picked, active), view):
                 at = bisect_right(offsets, start) - 1
                 stop = bisect_right(offsets, end - 1) - 1
                 if at == stop:
@@ -246,6 +286,14 @@ def _across_lines(
                 message = f"{finding.message} (split across {shown}, joined as rendered)"
                 found.append(finding._replace(message=message, col=col + 1))
     return found
+
+
+@cache
+def _folded_units(gate: Gate, active: frozenset[Rule]) -> frozenset[Unit]:
+    """The units of the `active` rules that read the folded view (the only ones a joined paragraph runs)."""
+    return frozenset(
+        unit for rule in gate.rules if rule in active and rule.view == "folded" for unit in gate.units_of(rule)
+    )
 
 
 def guard(text: str, kind: str = "fact") -> Finding | None:

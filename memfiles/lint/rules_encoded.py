@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memfiles.lint import rules_instruction
+from memfiles.lint import rules_instruction, rules_jailbreak
 from memfiles.lint.findings import ERROR, LazyPattern, Rule
 from memfiles.lint.gate import LONG_TOKEN
 from memfiles.lint.textview import fold
@@ -30,7 +30,7 @@ _MORSE_CODE = {
 _MORSE_ANCHORS = tuple(
     a + sep + b for sep in ("", " ", "  ", "   ", "/", " /", "/ ", " / ") for a, b in ((".", "-"), ("-", "."))
 )
-_INSTRUCTION_RULES = [rule for rule in rules_instruction.RULES if rule.severity == ERROR]
+_INSTRUCTION_RULES = [rule for rule in (*rules_instruction.RULES, *rules_jailbreak.RULES) if rule.severity == ERROR]
 
 
 def _text(data: bytes) -> str | None:
