@@ -2,10 +2,12 @@
 
 Running every rule's expressions on every line is what makes linting slow, and most lines hold none
 of the words a rule is about. Every rule declares anchors (Rule.anchors), one of which each of its
-matches contains; the gate is one compiled alternation of all of them, searched once over the
-lower-cased text (and over the folded view of the lines that folding changes: leetspeak, spaced
-letters, other scripts). A line is examined by the rules whose anchors it holds, and by no other; a rule made of
-anchored patterns (memfiles.lint.findings.anchored) runs there only the patterns whose own anchors it holds.
+matches contains; the gate searches the lower-cased text for all of them at once, by three compiled
+expressions (a trie of the word anchors, a trie of the symbol anchors, a class of the hidden
+characters: joined in one alternation they took twice as long), and the folded view of the lines that
+folding changes (leetspeak, spaced letters, other scripts) the same way. A line is examined by the
+rules whose anchors it holds, and by no other; a rule made of anchored patterns
+(memfiles.lint.findings.anchored) runs there only the patterns whose own anchors it holds.
 
 Anchor syntax: a word prefix (`ignor` matches ignore, ignored, ignoring), a whole word (`pin$`), a
 string found anywhere when it does not start with an ASCII letter or digit (`//`, `<|`, `忽略`) or
