@@ -204,18 +204,28 @@ def indexed_ids(context: Home, query: str, **given: object) -> list[str]:
     return [str(item["id"]) for item in same(context, query, **given)]
 
 
-def test_hand_edit_in_place_same_size_is_seen(store: Home) -> None:
-    rng = random.Random(9)
-    episode = make_episode(rng, ALICE, 999)
-    episode.started_at = "2026-11-28T09:00:00Z"
-    episode.summary = "zebra lamp " + "x" * 40
-    path = write_episode(store.paths, ALICE, episode)
+def aged_episode(context: Home, number: int, started_at: str, summary: str) -> tuple[Episode, Path]:
+    """One more episode of user:alice, written and backdated so that its stat is trusted."""
+    episode = make_episode(random.Random(number), ALICE, number)
+    episode.started_at = started_at
+    episode.summary = summary
+    path = write_episode(context.paths, ALICE, episode)
     age(path)
-    assert indexed_ids(store, "zebra") == [episode.id]
+    return episode, path
+
+
+def edit_in_place(path: Path, old: bytes, new: bytes) -> None:
+    """Same inode, same size (`old` and `new` are as long), other words: the folder's own mtime does not move."""
     data = path.read_bytes()
-    with open(path, "r+b") as handle:  # in place: same inode, same size, other words
-        handle.write(data.replace(b"zebra lamp", b"quokka map"))
+    with open(path, "r+b") as handle:
+        handle.write(data.replace(old, new))
     assert path.stat().st_size == len(data)
+
+
+def test_hand_edit_in_place_same_size_is_seen(store: Home) -> None:
+    episode, path = aged_episode(store, 999, "2026-11-28T09:00:00Z", "zebra lamp " + "x" * 40)
+    assert indexed_ids(store, "zebra") == [episode.id]
+    edit_in_place(path, b"zebra lamp", b"quokka map")
     assert indexed_ids(store, "zebra") == []
     assert indexed_ids(store, "quokka") == [episode.id]
 
@@ -235,16 +245,9 @@ def indexed_only(context: Home, query: str) -> list[str]:
 
 
 def test_a_long_lived_process_sees_an_edit_in_place_only_when_told_to(store: Home, long_lived: None) -> None:
-    rng = random.Random(10)
-    episode = make_episode(rng, ALICE, 996)
-    episode.started_at = "2026-11-27T09:00:00Z"
-    episode.summary = "ocelot lamp " + "x" * 40
-    path = write_episode(store.paths, ALICE, episode)
-    age(path)
+    episode, path = aged_episode(store, 996, "2026-11-27T09:00:00Z", "ocelot lamp " + "x" * 40)
     assert indexed_only(store, "ocelot") == [episode.id]
-    data = path.read_bytes()
-    with open(path, "r+b") as handle:  # in place: the folder's own mtime does not move
-        handle.write(data.replace(b"ocelot lamp", b"tapirs map"))
+    edit_in_place(path, b"ocelot lamp", b"tapirs map")
     assert indexed_only(store, "ocelot") == [episode.id]  # the listing is trusted for the interval
     keep_warm(restat_s=0)  # every recall stats every file again: the default
     assert indexed_only(store, "ocelot") == []
