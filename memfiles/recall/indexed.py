@@ -80,7 +80,7 @@ def _match(terms: Iterable[str]) -> str:
     return " OR ".join(f'"{token(t)}"' for t in sorted(terms))
 
 
-class _Part:
+class ScopeWindow:
     """One scope's index within a window."""
 
     def __init__(self, scope: str, conn: sqlite3.Connection, window: Window) -> None:
@@ -164,7 +164,7 @@ class _Part:
 class IndexCorpus:
     """recall.Corpus over the indexed episodes in a window, across the scopes asked."""
 
-    def __init__(self, parts: list[_Part]) -> None:
+    def __init__(self, parts: list[ScopeWindow]) -> None:
         self._parts = parts
 
     @property
@@ -192,7 +192,7 @@ class IndexCorpus:
 class IndexedEpisodes:
     """recall.EpisodeSource from the scopes' indexes: statistics, candidates newest first, unparsable files."""
 
-    parts: list[_Part]
+    parts: list[ScopeWindow]
     window: Window
 
     @property
@@ -232,7 +232,7 @@ def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window) -> Inde
         for scope in indexed:
             conns.append(connect(paths, scope))
             refresh(conns[-1], paths, scope, window.first_month, window.last_month)
-        return IndexedEpisodes([_Part(str(s), c, window) for s, c in zip(indexed, conns, strict=True)], window)
+        return IndexedEpisodes([ScopeWindow(str(s), c, window) for s, c in zip(indexed, conns, strict=True)], window)
     except BaseException as exc:
         for conn in conns:
             conn.close()

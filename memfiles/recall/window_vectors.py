@@ -4,7 +4,7 @@ A query's cosines are one matrix product with every stored passage (`VectorStore
 stored key's best passage (`numpy.maximum.reduceat`), then each of the window's episodes picks its key's
 value. Which key each indexed episode has, and where that key's rows are, is worked out once and kept
 in a long-lived process (`mem mcp`, the API) while neither file changes: the index says so by its month
-digests (`_Part.state`: None while a month is not settled, and then nothing is kept), the vector file by
+digests (`ScopeWindow.state`: None while a month is not settled, and then nothing is kept), the vector file by
 its generation (`VectorStore.state`). A one-shot `mem recall` builds it once, as before.
 """
 
@@ -19,7 +19,7 @@ from memfiles.recall.vectors import VectorStore
 
 if TYPE_CHECKING:
     from memfiles.recall.embedder import Matrix
-    from memfiles.recall.indexed import _Part
+    from memfiles.recall.indexed import ScopeWindow
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,7 @@ class WindowVectors:
 _KEPT: dict[Path, tuple[tuple[object, ...], WindowVectors]] = {}
 
 
-def of(part: _Part, store: VectorStore) -> WindowVectors:
+def of(part: ScopeWindow, store: VectorStore) -> WindowVectors:
     """The window's vectors, kept from the last query while the index and the vector file are unchanged."""
     window = part.state()
     state = None if window is None else (window, store.state())
@@ -59,7 +59,7 @@ def of(part: _Part, store: VectorStore) -> WindowVectors:
     return built
 
 
-def _build(part: _Part, store: VectorStore) -> WindowVectors:
+def _build(part: ScopeWindow, store: VectorStore) -> WindowVectors:
     import numpy as np
 
     rows = window_keys(part.conn, None if part.everything else (part.where, part.values))
