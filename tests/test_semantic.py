@@ -262,6 +262,22 @@ def test_the_write_path_embeds_when_the_model_is_loaded(home: Path) -> None:
 
 
 @needs_extra
+def test_a_long_lived_process_finds_by_meaning_what_it_wrote_after_its_last_query(home: Path) -> None:
+    from memfiles.api import keep_warm
+
+    _support_home(home)
+    alice = open_home(home).user("alice")
+    keep_warm()  # as mem mcp runs: listings and the window's vector rows kept between queries
+    try:
+        assert alice.recall("Where is my parcel?", kind="episodes").items  # builds and keeps the window
+        alice.episode("Adopted a kitten from the shelter; named her Miso.", session="s-2")
+        found = alice.recall("Do they have a pet cat?", kind="episodes").items  # no word in common
+        assert [i.episode.session for i in found if i.episode][:1] == ["s-2"]
+    finally:
+        keep_warm(restat_s=0, documents=0)
+
+
+@needs_extra
 def test_the_paraphrase_set(tmp_path: Path) -> None:
     """At least PARAPHRASES_FOUND_AT_3 of the questions have every needed item in the top 3 of its kind."""
     sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
