@@ -68,6 +68,14 @@ class Finding(NamedTuple):
     excerpt: str
 
 
+# The kinds of text, strictest first: a fact value (short and declarative), an episode or note, a declared
+# transcript (speaker labels are structure), an agent instruction file (orders by design: only the injection
+# classes apply). Each rule names the kinds it applies to (Rule.profiles).
+KINDS = ("fact", "episode", "transcript", "instructions")
+EVERYWHERE = KINDS
+ADDRESSED = ("fact", "episode", "transcript")  # text stored as data, where an order to the agent is out of place
+
+
 class Rule:
     """A named text rule: what it catches, why it matters and how to fix it (`mem lint --explain`).
 
@@ -80,7 +88,7 @@ class Rule:
     (`pin$`), or a string of symbols (`//`, `<|`) anywhere. Folded-view rules name words of the folded view.
     A rule whose check is made of anchored patterns (`first_of(anchored(…), …)`) takes the anchors of its
     patterns, and the gate runs each pattern only on the lines that hold one of its own.
-    `profiles` are the kinds of text the rule applies to (memfiles.lint.profiles).
+    `profiles` are the kinds of text the rule applies to (KINDS).
 
     Rules compare and hash by identity (fast set membership); they are not changed once made.
     """
@@ -104,7 +112,7 @@ class Rule:
         example: str = "",
         near_miss: str = "",
         anchors: tuple[str, ...] = (),
-        profiles: tuple[str, ...] = ("fact", "episode", "transcript"),
+        profiles: tuple[str, ...] = ADDRESSED,
     ) -> None:
         self.code, self.severity, self.name, self.catches, self.why, self.fix = code, severity, name, catches, why, fix
         self.check, self.view, self.mask, self.example, self.near_miss = check, view, mask, example, near_miss

@@ -31,17 +31,12 @@ from memfiles.lint import (
     rules_jailbreak,
     rules_secrets,
 )
-from memfiles.lint.findings import ERROR, WARNING, Finding, LazyPattern, Rule
+from memfiles.lint.findings import ERROR, EVERYWHERE, KINDS, WARNING, Finding, LazyPattern, Rule
 from memfiles.lint.gate import Gate, Picked, Unit, gate_of
 from memfiles.lint.textview import fold
 
 __all__ = ["ERROR", "KINDS", "RULES", "WARNING", "Finding", "Rule", "check_line", "check_text", "guard", "normalise"]
 
-# The kinds of text, strictest first: a fact value (short and declarative), an episode or note, a declared
-# transcript (speaker labels are structure), an agent instruction file (orders by design: only the injection
-# classes apply). Each rule names the kinds it applies to (Rule.profiles).
-KINDS = ("fact", "episode", "transcript", "instructions")
-EVERYWHERE = KINDS
 
 HTML_COMMENT = Rule(
     "MEM205",

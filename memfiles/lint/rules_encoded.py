@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 from memfiles.lint import rules_instruction, rules_jailbreak
-from memfiles.lint.findings import ERROR, LazyPattern, Rule
+from memfiles.lint.findings import ERROR, EVERYWHERE, LazyPattern, Rule
 from memfiles.lint.gate import LONG_TOKEN
 from memfiles.lint.textview import fold
 
@@ -95,6 +95,6 @@ RULES: list[Rule] = [
         # A Morse run that spells an instruction has a dot beside a dash, across the separators it may use;
         # Base64 and hex runs are long tokens.
         anchors=(*_MORSE_ANCHORS, LONG_TOKEN),
-        profiles=("fact", "episode", "transcript", "instructions"),
+        profiles=EVERYWHERE,
     ),
 ]

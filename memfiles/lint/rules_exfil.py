@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
-from memfiles.lint.findings import ERROR, WARNING, LazyPattern, Rule, first_of, words
+from memfiles.lint.findings import ERROR, EVERYWHERE, WARNING, LazyPattern, Rule, first_of, words
 
 _URL = r"(?:https?:)?//[^\s)\"'<>\]]+|www\.[^\s)\"'<>\]]+"
 _IMAGE = LazyPattern(
@@ -200,5 +200,4 @@ RULES: list[Rule] = [
     ),
 ]
 
-_EVERYWHERE = ("fact", "episode", "transcript", "instructions")
-RULES = [rule.with_anchors(tuple(ANCHORS[rule.code]), _EVERYWHERE) for rule in RULES]
+RULES = [rule.with_anchors(tuple(ANCHORS[rule.code]), EVERYWHERE) for rule in RULES]

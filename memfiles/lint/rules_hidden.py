@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 
-from memfiles.lint.findings import ERROR, WARNING, Check, LazyPattern, Rule, words
+from memfiles.lint.findings import ERROR, EVERYWHERE, WARNING, Check, LazyPattern, Rule, words
 from memfiles.lint.gate import CHARS
 
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad\u034f\u115f\u1160\u3164\uffa0\u2800"
@@ -205,5 +205,4 @@ _ANCHORS = {
     "MEM206": f"[{_LETTER_SYMBOLS}]",
     "MEM208": f"[{ZERO_WIDTH}]",
 }
-_EVERYWHERE = ("fact", "episode", "transcript", "instructions")
-RULES = [rule.with_anchors((CHARS + _ANCHORS[rule.code],), _EVERYWHERE) for rule in RULES]
+RULES = [rule.with_anchors((CHARS + _ANCHORS[rule.code],), EVERYWHERE) for rule in RULES]

@@ -14,7 +14,7 @@ by one; it shares YOU, AI and CLAUSE below.
 from __future__ import annotations
 
 from memfiles.lint import rules_multilingual
-from memfiles.lint.findings import ERROR, WARNING, Rule, combos, first_of
+from memfiles.lint.findings import ERROR, EVERYWHERE, WARNING, Rule, combos, first_of
 
 CLAUSE = r"[^.;!?\n]"  # a character inside the same clause
 YOU = r"(?:you|u|ya|yourself|thee)"
@@ -383,11 +383,10 @@ ANCHORS: dict[str, str] = {
 }
 # The injection classes apply to agent instruction files too (memfiles.lint.rules.KINDS): explicit overrides of
 # the agent's instructions, prompt extraction, fake role markers (and jailbreak personas, MEM105).
-_EVERYWHERE = ("fact", "episode", "transcript", "instructions")
 _INJECTION = {"MEM103", "MEM106", "MEM107"}
 RULES = [
     rule.with_anchors(
-        tuple(a.replace("+", " ") for a in ANCHORS[rule.code].split()), _EVERYWHERE if rule.code in _INJECTION else None
+        tuple(a.replace("+", " ") for a in ANCHORS[rule.code].split()), EVERYWHERE if rule.code in _INJECTION else None
     )
     for rule in RULES
 ]

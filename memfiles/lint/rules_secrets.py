@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from memfiles.lint.findings import ERROR, LazyPattern, Rule, first_of, words
+from memfiles.lint.findings import ERROR, EVERYWHERE, LazyPattern, Rule, first_of, words
 from memfiles.lint.gate import LONG_TOKEN
 
 # Well-known credential shapes (issuer prefixes and lengths as published by each provider).
@@ -159,5 +159,4 @@ def mask(secret: str) -> str:
     return shown + "*" * min(max(len(secret) - len(shown), 4), 12)
 
 
-_EVERYWHERE = ("fact", "episode", "transcript", "instructions")
-RULES = [rule.with_anchors(tuple(ANCHORS[rule.code]), _EVERYWHERE) for rule in RULES]
+RULES = [rule.with_anchors(tuple(ANCHORS[rule.code]), EVERYWHERE) for rule in RULES]
