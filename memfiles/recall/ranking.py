@@ -245,12 +245,13 @@ def _rank_indexed(
     best: list[float] = []  # the k highest scores so far (a min-heap)
     sessions: dict[tuple[str, str], list[tuple[tuple[object, ...], str, float]]] = {}
     for scope, episode, document in source.newest_first(wanted):
+        fading = 1.0  # its decay, needed only once the top k is full
         if len(best) >= options.k_episodes:
-            ceiling = MAX_RELEVANCE * decay(clock.age_days(episode.started_at, reference), options.half_life_days)
-            if ceiling * (1 + 1e-9) < best[0]:
+            fading = decay(clock.age_days(episode.started_at, reference), options.half_life_days)
+            if MAX_RELEVANCE * fading * (1 + 1e-9) < best[0]:
                 break  # see MAX_RELEVANCE: every older episode decays at least as much
         item = Item("episode", scope, 0.0, score_document(prepared, document), episode=episode)
-        if not _may_win(item.relevance, episode, best, options, reference):
+        if not _may_win(item.relevance, fading, best, options):
             continue  # below the threshold, or out of the top k even with the best session context
         near = 0.0
         if item.relevance.score > 0 and episode.session:
@@ -269,18 +270,17 @@ def _rank_indexed(
     return _best(kept, options.k_episodes, scope_order)
 
 
-def _may_win(relevance: Relevance, episode: Episode, best: list[float], options: Options, reference: When) -> bool:
-    """Whether an episode of this own relevance can be kept (the threshold) and enter the top k (`best`, a
-    min-heap of the k highest scores so far): its score is at most its relevance plus the largest context
-    gain (`_finish`: a neighbour of relevance MAX_RELEVANCE), decayed. Skipping the others spares reading
-    their sessions, and changes nothing: they would be cut by `_best`."""
+def _may_win(relevance: Relevance, fading: float, best: list[float], options: Options) -> bool:
+    """Whether an episode of this own relevance and decay (`fading`) can be kept (the threshold) and enter the
+    top k (`best`, a min-heap of the k highest scores so far): its score is at most its relevance plus the
+    largest context gain (`_finish`: a neighbour of relevance MAX_RELEVANCE), decayed. Skipping the others
+    spares reading their sessions, and changes nothing: they would be cut by `_best`."""
     score = relevance.score
     if not relevance.key_hit and (score <= 0 or score < options.min_score):
         return False
     if relevance.key_hit or len(best) < options.k_episodes:
         return True
-    ceiling = score + CONTEXT_WEIGHT * MAX_RELEVANCE * max(0.0, 1 - score)
-    ceiling *= decay(clock.age_days(episode.started_at, reference), options.half_life_days)
+    ceiling = (score + CONTEXT_WEIGHT * MAX_RELEVANCE * max(0.0, 1 - score)) * fading
     return ceiling * (1 + 1e-9) >= best[0]
 
 
