@@ -22,8 +22,9 @@ from __future__ import annotations
 import sqlite3
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from memfiles import clock
 from memfiles.clock import When
@@ -31,6 +32,8 @@ from memfiles.format.layout import Paths
 from memfiles.recall import ranking, vectors
 from memfiles.recall.index_records import decode_document, decode_episode
 from memfiles.recall.ranking import Item, Options, Relevance, ScopeMemory
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from memfiles.recall.embedder import Embedder, Matrix, ModelFiles
@@ -43,6 +46,7 @@ TOGETHER = 3  # facts stated at one moment from one source, at most this many, w
 SEMANTIC_MIN = 0.2  # cosine an item needs to pass the threshold on meaning alone
 NORMALISE = "max"  # cosines ÷ the best candidate's ("minmax" stretched noise: session R@1 fell 9 points)
 READ_BUDGET_S = 0.3  # seconds a read may spend embedding what has no vector yet
+EMBED_BATCH = 16  # items a read embeds at a time, the deadline checked between them
 CATCH_UP = 24  # a scope with more episodes and facts than this and few vectors has them built by a reindex
 
 
@@ -129,11 +133,19 @@ class Semantic:
         store = self.store(scope)
         found = store.get(wanted)
         missing = [key for key in wanted if key not in found]
-        for start in range(0, len(missing), 16):
+        found.update(self.embed_in_budget(store, missing, lambda keys: {key: wanted[key] for key in keys}))
+        return found
+
+    def embed_in_budget(
+        self, store: vectors.VectorStore, items: Sequence[T], wanted: Callable[[Sequence[T]], dict[str, Wanted]]
+    ) -> dict[str, Matrix]:
+        """Embed and store `items` EMBED_BATCH at a time (`wanted` makes a batch's key -> (ref, passages), so that
+        nothing past the deadline is even read) while the read's budget lasts; the vectors by key."""
+        found: dict[str, Matrix] = {}
+        for start in range(0, len(items), EMBED_BATCH):
             if time.monotonic() > self.deadline:
                 break
-            batch = missing[start : start + 16]
-            found.update(embed_all(self.embedder, {key: wanted[key] for key in batch}, store))
+            found.update(embed_all(self.embedder, wanted(items[start : start + EMBED_BATCH]), store))
         return found
 
 
@@ -287,18 +299,16 @@ def _indexed_cosines(
 def _embed_missing(
     session: Semantic, conn: sqlite3.Connection, missing: list[tuple[int, str]], store: vectors.VectorStore
 ) -> bool:
-    """Embed the episodes of `missing` (newest first) while the read's budget lasts; whether any was."""
-    done = False
-    for start in range(0, len(missing), 16):
-        if time.monotonic() > session.deadline:
-            break
-        batch = dict(missing[start : start + 16])
-        marks = ",".join("?" * len(batch))
-        blobs = conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(batch)).fetchall()
+    """Embed the episodes of `missing` ((doc, key), newest first) while the read's budget lasts; whether any was."""
+
+    def wanted(batch: Sequence[tuple[int, str]]) -> dict[str, Wanted]:
+        keys = dict(batch)
+        marks = ",".join("?" * len(keys))
+        blobs = conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(keys)).fetchall()
         episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
-        embed_all(session.embedder, {batch[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}, store)
-        done = True
-    return done
+        return {keys[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}
+
+    return bool(session.embed_in_budget(store, missing, wanted))
 
 
 def _note_missing(session: Semantic, scope: str, what: str, missing: int, total: int) -> None:
