@@ -40,8 +40,8 @@ Picked = tuple[tuple[Rule, tuple[Anchored, ...] | None], ...]
 
 
 class Gate:
-    """The anchors of `rules` as one expression, and what each anchor it finds lets run: a rule, or one of its
-    anchored patterns (a Unit)."""
+    """The anchors of `rules` as a few compiled expressions (`searches`), and what each anchor it finds lets run: a
+    rule, or one of its anchored patterns (a Unit)."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.rules = list(rules)
