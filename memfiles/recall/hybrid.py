@@ -300,15 +300,9 @@ def _embed_missing(
     session: Semantic, conn: sqlite3.Connection, missing: list[tuple[int, str]], store: vectors.VectorStore
 ) -> bool:
     """Embed the episodes of `missing` ((doc, key), newest first) while the read's budget lasts; whether any was."""
+    from memfiles.recall.vector_build import indexed_wanted
 
-    def wanted(batch: Sequence[tuple[int, str]]) -> dict[str, Wanted]:
-        keys = dict(batch)
-        marks = ",".join("?" * len(keys))
-        blobs = conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(keys)).fetchall()
-        episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
-        return {keys[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}
-
-    return bool(session.embed_in_budget(store, missing, wanted))
+    return bool(session.embed_in_budget(store, missing, lambda batch: indexed_wanted(conn, batch)))
 
 
 def _note_missing(session: Semantic, scope: str, what: str, missing: int, total: int) -> None:

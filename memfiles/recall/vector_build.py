@@ -9,7 +9,7 @@ import contextlib
 import sqlite3
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from memfiles.format.layout import Paths, Scope
@@ -65,11 +65,8 @@ def catch_up(
                 if deadline is not None and time.monotonic() > deadline:
                     break
                 assert conn is not None
-                batch = dict(rows[start : start + BATCH])
-                marks = ",".join("?" * len(batch))
-                blobs = conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(batch)).fetchall()
-                episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
-                hybrid.embed_all(model, {batch[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}, store)
+                batch = rows[start : start + BATCH]
+                hybrid.embed_all(model, indexed_wanted(conn, batch), store)
                 done += len(batch)
                 if tick:
                     tick(done, total)
@@ -79,6 +76,15 @@ def catch_up(
     finally:
         store.close()
     return done
+
+
+def indexed_wanted(conn: sqlite3.Connection, rows: Sequence[tuple[int, str]]) -> dict[str, tuple[str, list[str]]]:
+    """What to embed for `rows` ((doc, vector key) of a recall index): each key -> (episode id, its passages)."""
+    keys = dict(rows)
+    marks = ",".join("?" * len(keys))
+    blobs = conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(keys)).fetchall()
+    episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
+    return {keys[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}
 
 
 def after_write(paths: Paths, scope: Scope) -> None:
