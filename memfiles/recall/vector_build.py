@@ -36,6 +36,7 @@ def catch_up(
     """Embed the scope's indexed episodes and current facts that have no vector yet (within `seconds`, if given)."""
     from memfiles.recall import hybrid
     from memfiles.recall.index_file import IndexUnavailable, connect
+    from memfiles.recall.window_vectors import window_keys
     from memfiles.store.files import read_memory
 
     deadline = None if seconds is None else time.monotonic() + seconds
@@ -53,8 +54,7 @@ def catch_up(
             conn = None
         try:
             if conn is not None:
-                found = conn.execute("SELECT d.id, f.sha FROM docs d JOIN files f ON f.doc = d.id ORDER BY d.id DESC")
-                rows = [(doc, "f:" + sha) for doc, sha in found if "f:" + sha not in have]
+                rows = [(doc, key) for doc, key in window_keys(conn, None) if key not in have]
             total = len(rows) + len(missing_facts)
             if missing_facts:
                 hybrid.embed_all(model, missing_facts, store)
