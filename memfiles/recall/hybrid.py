@@ -152,11 +152,13 @@ class Semantic:
 Wanted = tuple[str, list[str]]  # (the episode or fact id, the passages to embed)
 
 
-def embed_all(embedder: Embedder, wanted: dict[str, Wanted], store: vectors.VectorStore) -> dict[str, Matrix]:
-    """Embed each key's passages and store them; the vectors by key."""
+def embed_all(
+    embedder: Embedder, wanted: dict[str, Wanted], store: vectors.VectorStore, *, bulk: bool = False
+) -> dict[str, Matrix]:
+    """Embed each key's passages and store them; the vectors by key. `bulk`: by the model's int8 copy (a reindex)."""
     keys = list(wanted)
     texts = [text for key in keys for text in wanted[key][1]]
-    matrix = embedder.embed(texts)
+    matrix = embedder.embed_bulk(texts) if bulk else embedder.embed(texts)
     out: dict[str, Matrix] = {}
     row = 0
     for key in keys:

@@ -27,13 +27,22 @@ def rebuild(paths: Paths, scope: Scope, model: Embedder, tick: Tick | None = Non
     """Throw away the scope's vectors (every model's) and embed its episodes and facts again; how many."""
     for path in vectors.files_of(paths, scope):
         vectors.remove(path)
-    return catch_up(paths, scope, model, tick)
+    return catch_up(paths, scope, model, tick, bulk=True)
 
 
 def catch_up(
-    paths: Paths, scope: Scope, model: Embedder, tick: Tick | None = None, seconds: float | None = None
+    paths: Paths,
+    scope: Scope,
+    model: Embedder,
+    tick: Tick | None = None,
+    seconds: float | None = None,
+    *,
+    bulk: bool = False,
 ) -> int:
-    """Embed the scope's indexed episodes and current facts that have no vector yet (within `seconds`, if given)."""
+    """Embed the scope's indexed episodes and current facts that have no vector yet (within `seconds`, if given).
+
+    `bulk`: the episodes by the model's int8 copy (memfiles.recall.embedder), as a reindex does; facts, few and
+    short, always by the model as shipped, the precision a question meeting a fact needs."""
     from memfiles.recall import hybrid
     from memfiles.recall.index_file import IndexUnavailable, connect
     from memfiles.recall.window_vectors import window_keys
@@ -66,7 +75,7 @@ def catch_up(
                     break
                 assert conn is not None
                 batch = rows[start : start + BATCH]
-                hybrid.embed_all(model, indexed_wanted(conn, batch), store)
+                hybrid.embed_all(model, indexed_wanted(conn, batch), store, bulk=bulk)
                 done += len(batch)
                 if tick:
                     tick(done, total)
