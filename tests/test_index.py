@@ -237,7 +237,7 @@ def long_lived() -> Iterator[None]:
     try:
         yield
     finally:
-        keep_warm(restat_s=0, documents=0)
+        keep_warm(restat_s=0, documents=0, optimize_model=False)
 
 
 def indexed_only(context: Home, query: str) -> list[str]:
@@ -261,7 +261,7 @@ def test_kept_documents_give_the_same_results(store: Home) -> None:
             for query in QUERIES:
                 same(store, query)
     finally:
-        keep_warm(restat_s=0, documents=0)
+        keep_warm(restat_s=0, documents=0, optimize_model=False)
 
 
 def test_a_long_lived_process_sees_a_new_file_at_once(store: Home, long_lived: None) -> None:

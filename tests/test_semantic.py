@@ -215,6 +215,21 @@ def test_a_reindex_embeds_episodes_by_an_int8_copy_and_reads_by_the_model_as_shi
 
 
 @needs_extra
+def test_a_model_loaded_for_one_question_or_for_many_gives_the_same_vectors() -> None:
+    """A one-shot read loads the model without onnxruntime's graph optimizations (quicker to load), a long-lived
+    process (keep_warm) with them (quicker to run): the same products in another order, so the same vectors."""
+    files = embedder.ModelFiles.default()
+    texts = ["Set up an alert for me", "The notification channel is email.", "how should I invest my bonus"]
+    quick = embedder.Embedder(files).embed(texts)
+    embedder.optimize_at_load(True)
+    try:
+        optimized = embedder.Embedder(files).embed(texts)
+    finally:
+        embedder.optimize_at_load(False)
+    assert abs(quick - optimized).max() < 1e-5
+
+
+@needs_extra
 def test_a_model_file_that_cannot_be_loaded_ranks_by_words_and_says_why(home: Path) -> None:
     _support_home(home, vectors=False)
     broken = home.parent / "not-a-model.onnx"
@@ -277,7 +292,7 @@ def test_a_long_lived_process_finds_by_meaning_what_it_wrote_after_its_last_quer
         found = alice.recall("Do they have a pet cat?", kind="episodes").items  # no word in common
         assert [i.episode.session for i in found if i.episode][:1] == ["s-2"]
     finally:
-        keep_warm(restat_s=0, documents=0)
+        keep_warm(restat_s=0, documents=0, optimize_model=False)
 
 
 @needs_extra
