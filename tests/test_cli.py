@@ -197,6 +197,31 @@ def test_commands_that_only_read_never_import_git(alice: Path) -> None:
         assert done.stdout.splitlines()[-1:] == ["GIT []"], (argv, done.stdout[-300:], done.stderr[-300:])
 
 
+def test_writes_never_load_the_read_side(alice: Path) -> None:
+    # Start-up is most of a write's time (the capture hook runs at every session's end): a write loads neither
+    # the recall ranking nor the browsing models
+    code = (
+        "import sys\n"
+        "from memfiles.cli import app\n"
+        "try:\n"
+        "    app(sys.argv[1:])\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code in (0, None), exc.code\n"
+        "read = ('memfiles.recall.ranking', 'memfiles.api.browse', 'memfiles.api.models', 'memfiles.format.digest')\n"
+        "print('READ', sorted(m for m in sys.modules if m in read))\n"
+    )
+    session = alice / "session.json"
+    session.write_text(json.dumps({"messages": [{"role": "user", "content": "Which plan fits five?"}]}))
+    writes = [
+        ["add", "-u", "alice", "team_size", "5"],
+        ["episode", "-u", "alice", "Chose the team plan"],
+        ["capture", str(session), "-u", "alice"],
+    ]
+    for argv in writes:
+        done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=alice)
+        assert done.stdout.splitlines()[-1:] == ["READ []"], (argv, done.stdout[-300:], done.stderr[-300:])
+
+
 # --- hostile input: one clear line, never a traceback or a hang ---
 
 
