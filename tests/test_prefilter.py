@@ -119,7 +119,7 @@ def test_every_rule_declares_anchors_that_its_example_holds(rule: Rule) -> None:
 @pytest.mark.parametrize(("rule", "part"), PARTS, ids=lambda x: x.code if isinstance(x, Rule) else "")
 def test_every_anchored_pattern_matches_its_example_and_holds_an_anchor_of_it(rule: Rule, part: Anchored) -> None:
     view = fold(part.example)[0] if rule.view == "folded" else part.example
-    assert part.search(view), f"{rule.code}: {part.pattern!r} does not match its example"
+    assert part.search(view), f"{rule.code}: {part.patterns!r} do not match its example"
     assert part in _picked(rule, part.example), f"{rule.code}: no anchor of the pattern in {part.example!r}"
     assert rule.code in {f.code for f in rules.check_text(part.example, kind=rule.profiles[0])}
 
