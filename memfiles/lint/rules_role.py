@@ -55,13 +55,14 @@ ROLE = first_of(
         "I want you to act as a pirate",
     ),
     anchored(
-        # an order to act as someone or to keep a role; a mode switched on; a claim to be the agent's maker
+        # an order to act as someone or to keep a role; a mode switched on (`dev mode on`, `dev modeon`); a claim to
+        # be the agent's maker
         "act+as act+like behave+as behave+like respond+as respond+like answer+as answer+like reply+as reply+like "
         "speak+as speak+like talk+as talk+like pose+as pose+like roleplay role-play function+as function+like "
         "pretend role+of role+as persona+of persona+as identity+of identity+as character+of character+as "
         "personality+of personality+as in+character in+role break+character breaking+character ~mode$ override "
         "access+granted admin+command administrator+command developer+command root+command sudo+command "
-        "system+command i+am",
+        "system+command i+am ~modeis ~modenow ~modeon ~modeenabl ~modeactivat ~modeunlock",
         [
             r"(?:^|[.!?:;\"(\[]\s*|\b(?:please|now|also|and|then|to)\s+)(?:act|behave|respond|answer|reply|speak|talk|"
             r"pose|roleplay|role-play|function)\s+(?:as|like)\s+(?!usual\b|normal\b|always\b|before\b|requested\b)",
