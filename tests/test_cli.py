@@ -173,16 +173,29 @@ def test_json_outcomes_keep_their_shape(alice: Path) -> None:
 # --- reading commands never import git ---
 
 
-def test_commands_that_only_read_never_import_git(alice: Path) -> None:
+def _loaded(home: Path, argv: list[str], *names: str) -> tuple[int, list[str]]:
+    """The exit code of `mem ARGV` run in a fresh process in `home`, and which of `names` (or modules under
+    them) it loaded."""
     code = (
-        "import sys\n"
+        "import json, sys\n"
         "from memfiles.cli import app\n"
+        "names = sys.argv[1].split(',')\n"
         "try:\n"
-        "    app(sys.argv[1:])\n"
+        "    app(sys.argv[2:])\n"
+        "    status = 0\n"
         "except SystemExit as exc:\n"
-        "    assert exc.code in (0, 1, None), exc.code\n"
-        "print('GIT', sorted(m for m in sys.modules if m == 'git' or m.startswith('git.')))\n"
+        "    status = exc.code or 0\n"
+        "loaded = sorted(m for m in sys.modules if any(m == n or m.startswith(n + '.') for n in names))\n"
+        "print(json.dumps([status, loaded]))\n"
     )
+    command = [sys.executable, "-c", code, ",".join(names), *argv]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=home)
+    assert done.returncode == 0, (argv, done.stdout[-300:], done.stderr[-300:])
+    status, loaded = json.loads(done.stdout.splitlines()[-1])
+    return status, loaded
+
+
+def test_commands_that_only_read_never_import_git(alice: Path) -> None:
     reads = [
         ["recall", "plan", "-u", "alice"],
         ["render", "-u", "alice"],
@@ -193,8 +206,34 @@ def test_commands_that_only_read_never_import_git(alice: Path) -> None:
         ["export"],
     ]
     for argv in reads:
-        done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=alice)
-        assert done.stdout.splitlines()[-1:] == ["GIT []"], (argv, done.stdout[-300:], done.stderr[-300:])
+        status, loaded = _loaded(alice, argv, "git")
+        assert status in (0, 1) and loaded == [], (argv, status, loaded)
+
+
+def test_command_annotations_are_objects() -> None:
+    # typer reads every command's annotations at every start: from strings (`from __future__ import annotations`)
+    # it compiled each twice, most of the time it spends building the commands
+    callbacks = [c.callback for c in app.registered_commands] + [app.registered_callback.callback]  # type: ignore[union-attr]
+    assert len(callbacks) > 20
+    for callback in callbacks:
+        assert callback is not None
+        strings = [name for name, value in callback.__annotations__.items() if isinstance(value, str)]
+        assert strings == [], f"{callback.__module__}.{callback.__name__}: {strings} are strings"
+
+
+def test_writes_never_load_the_read_side(alice: Path) -> None:
+    # Start-up is most of a write's time (the capture hook runs at every session's end): a write loads neither
+    # the recall ranking nor the browsing models
+    read = ("memfiles.recall.ranking", "memfiles.api.browse", "memfiles.api.models", "memfiles.format.digest")
+    session = alice / "session.json"
+    session.write_text(json.dumps({"messages": [{"role": "user", "content": "Which plan fits five?"}]}))
+    writes = [
+        ["add", "-u", "alice", "team_size", "5"],
+        ["episode", "-u", "alice", "Chose the team plan"],
+        ["capture", str(session), "-u", "alice"],
+    ]
+    for argv in writes:
+        assert _loaded(alice, argv, *read) == (0, []), argv
 
 
 # --- hostile input: one clear line, never a traceback or a hang ---

@@ -83,6 +83,24 @@ def test_the_gate_never_hides_a_match_of_an_anchored_pattern(text: str) -> None:
                 assert part in candidates.get(index, set()), f"{rule.code}: {part!r} matches {line!r}, no anchor"
 
 
+def _every_anchor() -> str:
+    """A text holding every anchor of every rule (what makes a gate compile the tries of all of them)."""
+    found = [a.removeprefix("~").removesuffix("$") for r in rules.RULES for a in r.anchors]
+    return " ".join(a for a in found if a != LONG_TOKEN and not a.startswith("chars:"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
+@example("don't tell\nclaude: a.i. pre-prompt\nmode//x")
+def test_the_tries_of_a_text_find_what_the_tries_of_every_anchor_find(text: str) -> None:
+    # A fresh gate compiles only the anchors a text may hold; one that has read a text holding all of them uses
+    # the tries of every anchor: both pick the same units for every line, of the text and of its folded views
+    every = Gate(rules.RULES)
+    every.candidates([_every_anchor()])
+    lines = text.split("\n")
+    assert Gate(rules.RULES).candidates(lines) == every.candidates(lines)
+
+
 def _picked(rule: Rule, text: str) -> set[Unit]:
     found: dict[int, set[Unit]] = {}
     gate = Gate([rule])
@@ -101,7 +119,7 @@ def test_every_rule_declares_anchors_that_its_example_holds(rule: Rule) -> None:
 @pytest.mark.parametrize(("rule", "part"), PARTS, ids=lambda x: x.code if isinstance(x, Rule) else "")
 def test_every_anchored_pattern_matches_its_example_and_holds_an_anchor_of_it(rule: Rule, part: Anchored) -> None:
     view = fold(part.example)[0] if rule.view == "folded" else part.example
-    assert part.search(view), f"{rule.code}: {part.pattern!r} does not match its example"
+    assert part.search(view), f"{rule.code}: {part.patterns!r} do not match its example"
     assert part in _picked(rule, part.example), f"{rule.code}: no anchor of the pattern in {part.example!r}"
     assert rule.code in {f.code for f in rules.check_text(part.example, kind=rule.profiles[0])}
 

@@ -212,16 +212,16 @@ def test_a_synced_file_may_only_tighten_the_episode_policy(home: Path) -> None:
 
 
 def test_a_declared_transcript_is_guarded_as_one(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import memfiles.api.guard
+    import memfiles.lint.rules
 
     asked: list[str] = []
-    real = memfiles.api.guard.check
+    real = memfiles.lint.rules.check_text
 
-    def spy(text: str, *, where: memfiles.api.guard.Where = "fact") -> memfiles.api.guard.CheckResult:
-        asked.append(where)
-        return real(text, where=where)
+    def spy(text: str, kind: str = "fact") -> list[memfiles.lint.rules.Finding]:
+        asked.append(kind)
+        return real(text, kind=kind)
 
-    monkeypatch.setattr(memfiles.api.guard, "check", spy)
+    monkeypatch.setattr(memfiles.lint.rules, "check_text", spy)
     chat = "Customer: can I change the delivery address?\nAgent: yes, until it ships."
     mem("episode", chat, "-u", "alice", "--transcript", "--source", "capture")
     assert asked == ["transcript"]

@@ -67,14 +67,18 @@ class _Masker:
 
     def __init__(self) -> None:
         self.secrets: set[str] = set()
+        self._masked: dict[str, str] = {}  # each distinct text is read once: a session runs one command many times
 
     @property
     def count(self) -> int:
         return len(self.secrets)
 
     def __call__(self, text: str) -> str:
-        clean, found = mask(text)
-        self.secrets.update(found)
+        clean = self._masked.get(text)
+        if clean is None:
+            clean, found = mask(text)
+            self.secrets.update(found)
+            self._masked[text] = clean
         return clean
 
 

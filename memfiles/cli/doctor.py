@@ -1,7 +1,5 @@
 """`mem doctor`: check the home and repair what is safe to repair."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

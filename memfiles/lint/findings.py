@@ -208,15 +208,15 @@ def alternation(patterns: Sequence[str]) -> str:
 
 
 class Anchored:
-    """One pattern of a rule with its own anchors (memfiles.lint.gate syntax, `+` for a space: one of them is in
-    every match of the pattern) and an example it matches (tests/test_prefilter.py checks both). Its expression
-    is compiled the first time a line holding one of its anchors reaches it."""
+    """One pattern of a rule, or a run of consecutive ones, with its own anchors (memfiles.lint.gate syntax, `+` for
+    a space: one of them is in every match of the patterns) and an example they match (tests/test_prefilter.py
+    checks both). Its expression is compiled the first time a line holding one of its anchors reaches it."""
 
-    __slots__ = ("_compiled", "anchors", "example", "flags", "pattern")
+    __slots__ = ("_compiled", "anchors", "example", "flags", "patterns")
 
-    def __init__(self, anchors: str, pattern: str, example: str) -> None:
+    def __init__(self, anchors: str, patterns: tuple[str, ...], example: str) -> None:
         self.anchors = tuple(anchor.replace("+", " ") for anchor in anchors.split())
-        self.pattern, self.example = pattern, example
+        self.patterns, self.example = patterns, example
         self.flags = re.MULTILINE
         self._compiled: re.Pattern[str] | None = None
 
@@ -225,13 +225,14 @@ class Anchored:
 
     def search(self, line: str) -> re.Match[str] | None:
         if self._compiled is None:
-            self._compiled = re.compile(alternation([self.pattern]), self.flags)
+            self._compiled = re.compile(alternation(self.patterns), self.flags)
         return self._compiled.search(line)
 
 
-def anchored(anchors: str, pattern: str, example: str) -> Anchored:
-    """A pattern for first_of with the anchors one of which every match of it holds, and an example it matches."""
-    return Anchored(anchors, pattern, example)
+def anchored(anchors: str, pattern: str | Sequence[str], example: str) -> Anchored:
+    """A pattern for first_of (or a run of consecutive patterns of it, as a list) with the anchors one of which
+    every match of it holds, and an example it matches."""
+    return Anchored(anchors, (pattern,) if isinstance(pattern, str) else tuple(pattern), example)
 
 
 class FirstOf:
@@ -239,14 +240,15 @@ class FirstOf:
     use (start-up matters).
 
     Plain patterns are joined, top-level alternatives and all, in one expression. Anchored patterns (all of a
-    check's or none) are searched one by one, and only those a line holds anchors for (`among`): the earliest
-    match wins, and of two at one place the earlier pattern's, as in the joined expression."""
+    check's or none; a run of consecutive ones may share anchors) are searched one by one, and only those a line
+    holds anchors for (`among`): the earliest match wins, and of two at one place the earlier pattern's, as in
+    the joined expression."""
 
     def __init__(self, *patterns: str | Anchored, flags: int = 0) -> None:
         self.parts = tuple(p for p in patterns if isinstance(p, Anchored))
         if self.parts and len(self.parts) != len(patterns):
             raise ValueError("anchor every pattern of a check, or none")
-        self.patterns = tuple(p.pattern if isinstance(p, Anchored) else p for p in patterns)
+        self.patterns = tuple(q for p in patterns for q in (p.patterns if isinstance(p, Anchored) else (p,)))
         self.flags = flags | re.MULTILINE
         for part in self.parts:
             part.flags = self.flags

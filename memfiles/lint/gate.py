@@ -7,7 +7,9 @@ expressions (a trie of the word anchors, a trie of the symbol anchors, a class o
 characters: joined in one alternation they took twice as long), and the folded view of the lines that
 folding changes (leetspeak, spaced letters, other scripts) the same way. A line is examined by the
 rules whose anchors it holds, and by no other; a rule made of anchored patterns
-(memfiles.lint.findings.anchored) runs there only the patterns whose own anchors it holds.
+(memfiles.lint.findings.anchored) runs there only the patterns whose own anchors it holds. The tries are of the
+anchors a text may hold, until a process has compiled half of all (Gate.searches): one guarded write compiles
+a few hundred anchors, not 1,400.
 
 Anchor syntax: a word prefix (`ignor` matches ignore, ignored, ignoring), a whole word (`pin$`), a
 string found anywhere when it does not start with an ASCII letter or digit (`//`, `<|`, `忽略`) or
@@ -33,6 +35,8 @@ from memfiles.lint.textview import fold
 LONG_TOKEN = "<long token>"
 CHARS = "chars:"  # an anchor `chars:[…]`: any character of the class
 _LONG = re.compile(r"[a-z0-9+/_=-]{24,}")
+_HEAD = re.compile(r"[a-z0-9]+")  # a word anchor's head: the letters and digits a word of the text starts with
+_TOKEN = re.compile(r"\w+")  # the words of a text, as `\b` in the tries sees them
 # What the gate lets run: a rule, or one anchored pattern of a rule (Rule.parts).
 Unit = Rule | Anchored
 # What a line runs: each rule with the patterns of it to search (None: the whole rule), in the rules' order.
@@ -74,23 +78,61 @@ class Gate:
                 (ends if anchor.endswith("$") else owners).setdefault(text, set()).add(unit)
         self._classes = [(re.compile(c), frozenset(r)) for c, r in classes.items()]
         self._owners, self._ends = owners, ends
-        # Two tries of the anchors (words at a word's start, symbols anywhere) and one class of all the hidden
-        # characters, each searched on its own: the regex engine then reads each character once where it would try
-        # every anchor in turn (20 times faster), and skips in C to the characters a symbol or a class starts with
-        # (the three joined in one expression took twice as long as the three searches).
-        parts = []
-        if words or whole:
-            parts.append(r"\b" + _trie({w: w in words for w in words | (whole - words)}))
-        if symbols:
-            parts.append(_trie({s: s not in symbol_whole for s in symbols}))
-        self.searches = [re.compile(part) for part in parts]
-        self._ascii_searches = list(self.searches)  # for ASCII text: the hidden characters' class cut to ASCII
+        # The anchors of the two tries (words at a word's start, symbols anywhere), each True when a prefix (it may
+        # end anywhere), False when a whole word; the word anchors also by their head, the letters and digits they
+        # start with (`don` of `don't`), which a word of the text starts with wherever the anchor is found.
+        self._words = {w: w in words for w in words | (whole - words)}
+        self._symbols = {s: s not in symbol_whole for s in symbols}
+        self._heads: dict[str, list[str]] = {}
+        for anchor in self._words:
+            self._heads.setdefault(head.group() if (head := _HEAD.match(anchor)) else anchor, []).append(anchor)
+        self._longest_head = max(map(len, self._heads), default=0)
+        self._tries: dict[tuple[frozenset[str], frozenset[str]], list[re.Pattern[str]]] = {}
+        self._complete: list[re.Pattern[str]] | None = None
+        self._budget = (len(self._words) + len(self._symbols)) // 2  # anchors a process compiles in tries of a text
+        self._hidden: list[re.Pattern[str]] = []
+        self._ascii_hidden: list[re.Pattern[str]] = []  # for ASCII text: the hidden characters' class cut to ASCII
         if classes:
             hidden = re.compile("[" + "".join(c[1:-1] for c in classes) + "]")
-            self.searches.append(hidden)
+            self._hidden.append(hidden)
             in_ascii = "".join(re.escape(chr(c)) for c in range(128) if hidden.match(chr(c)))
             if in_ascii:  # a class of 128 bits is tested faster than one reaching to U+E01EF (6 against 22 ms)
-                self._ascii_searches.append(re.compile(f"[{in_ascii}]"))
+                self._ascii_hidden.append(re.compile(f"[{in_ascii}]"))
+
+    def searches(self, text: str) -> list[re.Pattern[str]]:
+        """The expressions that find every anchor `text` holds: two tries of the anchors (words at a word's start,
+        symbols anywhere) and one class of all the hidden characters, each searched on its own. The regex engine
+        then reads each character once where it would try every anchor in turn (20 times faster), and skips in C
+        to the characters a symbol or a class starts with (the three joined in one took twice as long).
+
+        Compiling the tries of all the anchors (1,400) is most of a guarded write's time, and a text holds few of
+        them: until the process has compiled half as many anchors, the tries are of the anchors `text` may hold
+        (word anchors whose head starts a word of it, symbols found in it). They find the same anchors at the same
+        places: at each place a trie matches the first anchor in its order that is there, and that one is in both."""
+        hidden = self._ascii_hidden if text.isascii() else self._hidden
+        if self._complete is not None:
+            return self._complete + hidden
+        tokens = set(_TOKEN.findall(text))
+        starts = {token[:end] for token in tokens for end in range(1, min(len(token), self._longest_head) + 1)}
+        words = frozenset(word for head in starts & self._heads.keys() for word in self._heads[head])
+        symbols = frozenset(symbol for symbol in self._symbols if symbol in text)
+        tries = self._tries.get((words, symbols))
+        if tries is None:
+            if len(words) + len(symbols) > self._budget:
+                self._complete = self._compile(self._words, self._symbols)
+                return self._complete + hidden
+            self._budget -= len(words) + len(symbols)
+            tries = self._tries[words, symbols] = self._compile(
+                {w: self._words[w] for w in words}, {s: self._symbols[s] for s in symbols}
+            )
+        return tries + hidden
+
+    @staticmethod
+    def _compile(words: dict[str, bool], symbols: dict[str, bool]) -> list[re.Pattern[str]]:
+        parts = [r"\b" + _trie(words)] if words else []
+        if symbols:
+            parts.append(_trie(symbols))
+        return [re.compile(part) for part in parts]
 
     def _rules_for(self, found: str) -> frozenset[Unit]:
         """What the anchors in `found` let run: every anchor it starts with, a whole word (`reply$`) where a word
@@ -114,7 +156,7 @@ class Gate:
         and scan makes them single)."""
         if starts is None:
             text = _one_space(text)
-        for pattern in self._ascii_searches if text.isascii() else self.searches:
+        for pattern in self.searches(text):
             search = pattern.search
             pos = 0
             while match := search(text, pos):

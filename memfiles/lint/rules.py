@@ -1,10 +1,10 @@
 """Text rules shared by `mem lint` and the write guard: one implementation, one set of codes.
 
-The rules live in one module per family (memfiles.lint.rules_instruction and rules_jailbreak MEM101-MEM109,
-rules_attacks, rules_dictated and rules_framing MEM110-MEM116, rules_hidden MEM2xx, rules_secrets MEM3xx,
-rules_exfil MEM4xx); this module runs them over a text as the kind of text it is (KINDS: a fact value, an episode, a
-declared transcript, an agent instruction file). `severity="error"` findings are what the write path refuses
-or quarantines; warnings are reported by lint only.
+The rules live in one module per family (memfiles.lint.rules_instruction, rules_role and rules_jailbreak
+MEM101-MEM109, rules_attacks, rules_dictated and rules_framing MEM110-MEM116, rules_hidden MEM2xx, rules_secrets
+MEM3xx, rules_exfil MEM4xx); this module runs them over a text as the kind of text it is (KINDS: a fact value,
+an episode, a declared transcript, an agent instruction file). `severity="error"` findings are what the write
+path refuses or quarantines; warnings are reported by lint only.
 
 A text is read twice: line by line, each line by the rules (and of a rule made of anchored patterns, the
 patterns) whose anchors it holds (memfiles.lint.gate), on its folded view (memfiles.lint.textview) or as
@@ -29,6 +29,7 @@ from memfiles.lint import (
     rules_hidden,
     rules_instruction,
     rules_jailbreak,
+    rules_role,
     rules_secrets,
 )
 from memfiles.lint.findings import ERROR, EVERYWHERE, KINDS, WARNING, Finding, LazyPattern, Rule
@@ -58,6 +59,7 @@ RULES: list[Rule] = [
         [
             *rules_instruction.RULES,
             *rules_jailbreak.RULES,
+            *rules_role.RULES,
             *rules_dictated.RULES,
             *rules_framing.RULES,
             *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM1")),

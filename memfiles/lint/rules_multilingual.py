@@ -81,15 +81,23 @@ ROLE = [
 
 EXTRACTION = [
     # your system prompt / initial instructions: ton prompt système, tu prompt de sistema, dein Systemprompt …
-    r"\b(?:ton|votre|tes|vos)\s+(?:prompt|message|instructions?|consignes?)\s+(?:systeme|initiales?|d"
-    + _Q
-    + r"origine)|"
-    r"\b(?:tu|su|tus|sus)\s+(?:prompt|mensaje|instrucciones)\s+(?:de(?:l)?\s+sistema|iniciales|originales)|"
-    r"\b(?:seu|teu|suas|tuas)\s+(?:prompt|mensagem|instrucoes)\s+(?:do\s+sistema|de\s+sistema|iniciais|originais)|"
-    r"\b(?:il\s+tuo|le\s+tue)\s+(?:prompt|messaggio|istruzioni)\s+(?:di\s+sistema|del\s+sistema|iniziali|originali)|"
-    r"\b(?:dein(?:en|e)?|ihr(?:en|e)?)\s+(?:system-?prompt|systemanweisungen|systemnachricht|anfangsanweisungen|"
-    r"ursprunglichen\s+anweisungen)",
-    r"(?:你|您)的(?:系统|初始|原始)?(?:提示词|指令|设定)|(?:你|您)的系统提示|系统提示词|初始指令|原始指令",
+    anchored(
+        "prompt message instruc consign mensaje mensagem messaggio istruzioni system anfangsanweisungen ursprunglichen",
+        r"\b(?:ton|votre|tes|vos)\s+(?:prompt|message|instructions?|consignes?)\s+(?:systeme|initiales?|d"
+        + _Q
+        + r"origine)|"
+        r"\b(?:tu|su|tus|sus)\s+(?:prompt|mensaje|instrucciones)\s+(?:de(?:l)?\s+sistema|iniciales|originales)|"
+        r"\b(?:seu|teu|suas|tuas)\s+(?:prompt|mensagem|instrucoes)\s+(?:do\s+sistema|de\s+sistema|iniciais|originais)|"
+        r"\b(?:il\s+tuo|le\s+tue)\s+(?:prompt|messaggio|istruzioni)\s+(?:di\s+sistema|del\s+sistema|iniziali|originali)|"
+        r"\b(?:dein(?:en|e)?|ihr(?:en|e)?)\s+(?:system-?prompt|systemanweisungen|systemnachricht|anfangsanweisungen|"
+        r"ursprunglichen\s+anweisungen)",
+        "dein Systemprompt",
+    ),
+    anchored(
+        "提示 指令 设定",
+        r"(?:你|您)的(?:系统|初始|原始)?(?:提示词|指令|设定)|(?:你|您)的系统提示|系统提示词|初始指令|原始指令",
+        "你的系统提示词",
+    ),
 ]
 
 JAILBREAK = [

@@ -31,20 +31,19 @@ State = Literal["shown", "flagged", "accepted", "rejected"]
 
 def findings(episode: Episode) -> list[HeldFinding]:
     """The guard's error findings on `episode` now: its text as a transcript or an episode, its fact values strictly."""
-    from memfiles.api.guard import check
+    from memfiles.lint.rules import ERROR, check_text
 
     lines = guarded_lines(episode)
     where: Where = "transcript" if episode.transcript else "episode"
     found: list[HeldFinding] = []
     if lines:
-        result = check("\n".join(text for _, text in lines), where=where)
-        for f in result.findings:
-            if f.severity == "error":
+        for f in check_text("\n".join(text for _, text in lines), kind=where):
+            if f.severity == ERROR:
                 name = lines[f.line - 1][0] if 0 < f.line <= len(lines) else "text"
                 found.append(HeldFinding(code=f.code, message=_one_line(f"{name}: {f.message}")))
     for fact in episode.facts:
-        for f in check(fact.value, where="fact").findings:
-            if f.severity == "error":
+        for f in check_text(fact.value, kind="fact"):
+            if f.severity == ERROR:
                 found.append(HeldFinding(code=f.code, message=_one_line(f"fact {fact.key}: {f.message}")))
     unique: dict[tuple[str, str], HeldFinding] = {}
     for held in found:

@@ -35,8 +35,8 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True, gu
 
 
 def _guard(name: str, text: str) -> None:
-    from memfiles.api.guard import check
+    from memfiles.lint.rules import guard
 
-    finding = next((f for f in check(text, where="fact").findings if f.severity == "error"), None)
+    finding = guard(text, kind="fact")
     if finding is not None:
         raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
