@@ -210,17 +210,6 @@ def test_commands_that_only_read_never_import_git(alice: Path) -> None:
         assert status in (0, 1) and loaded == [], (argv, status, loaded)
 
 
-def test_command_annotations_are_objects() -> None:
-    # typer reads every command's annotations at every start: from strings (`from __future__ import annotations`)
-    # it compiled each twice, most of the time it spends building the commands
-    callbacks = [c.callback for c in app.registered_commands] + [app.registered_callback.callback]  # type: ignore[union-attr]
-    assert len(callbacks) > 20
-    for callback in callbacks:
-        assert callback is not None
-        strings = [name for name, value in callback.__annotations__.items() if isinstance(value, str)]
-        assert strings == [], f"{callback.__module__}.{callback.__name__}: {strings} are strings"
-
-
 def test_writes_never_load_the_read_side(alice: Path) -> None:
     # Start-up is most of a write's time (the capture hook runs at every session's end): a write loads neither
     # the recall ranking nor the browsing models

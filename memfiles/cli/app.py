@@ -5,6 +5,8 @@ method of memfiles.api (imported inside the command, so `mem --version` loads no
 through memfiles.output. A MemError raised anywhere becomes one line on stderr and its exit code.
 """
 
+from __future__ import annotations
+
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -91,14 +93,14 @@ def home_option(ctx: typer.Context) -> Path | None:
     return home
 
 
-def open_home(ctx: typer.Context) -> "Home":
+def open_home(ctx: typer.Context) -> Home:
     """The home the command works on (`--home`, $MEM_HOME, the nearest .mem/, the platform data dir)."""
     from memfiles.api import open_home as opened
 
     return opened(home_option(ctx))
 
 
-def open_scope(ctx: typer.Context, user: str | None, scope: str | None) -> "ScopeHandle":
+def open_scope(ctx: typer.Context, user: str | None, scope: str | None) -> ScopeHandle:
     """The scope the command works on: --user or --scope, else $MEM_USER, else mem.toml's default_scope."""
     return open_home(ctx).choose(user, scope)
 

@@ -5,6 +5,8 @@ JSON on stdin, prints nothing on stdout, and always exits 0; a problem is one li
 in the home's `.cache/capture.log`, which `mem doctor` reports.
 """
 
+from __future__ import annotations
+
 import sys
 from pathlib import Path
 from typing import Annotated, Literal

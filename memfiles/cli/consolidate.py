@@ -1,6 +1,8 @@
 """Consolidation: `mem consolidate`, the extractor's `mem schema`, and `mem show-episode`, which finds an
 episode's file even after consolidation folded it into a digest."""
 
+from __future__ import annotations
+
 from typing import Annotated, Literal
 
 import typer

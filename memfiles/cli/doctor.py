@@ -1,5 +1,7 @@
 """`mem doctor`: check the home and repair what is safe to repair."""
 
+from __future__ import annotations
+
 from typing import Annotated
 
 import typer

@@ -1,5 +1,7 @@
 """`mem episode`: record what happened in a session or task, one episode or a batch from JSON."""
 
+from __future__ import annotations
+
 from typing import Annotated, Literal
 
 import typer

@@ -1,6 +1,8 @@
 """Facts: `mem add`, `show`, `history`, `resolve`, `forget`, `review`, `accept`, `reject` (of proposed facts
 and of episodes the guard holds back), and `log`, the audit trail of every write."""
 
+from __future__ import annotations
+
 import sys
 from typing import TYPE_CHECKING, Annotated, cast
 

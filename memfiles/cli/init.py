@@ -1,5 +1,7 @@
 """`mem init`: create a memory home, or set up another machine from a remote (`--clone`)."""
 
+from __future__ import annotations
+
 from pathlib import Path
 from typing import Annotated
 

@@ -1,5 +1,7 @@
 """`mem lint`: check memory files and agent markdown with the guard's rules (docs/LINT.md)."""
 
+from __future__ import annotations
+
 from pathlib import Path
 from typing import Annotated
 

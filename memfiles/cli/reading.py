@@ -1,5 +1,7 @@
 """Reading memory for a prompt: `mem recall` (and its Claude Code hook mode) and `mem render`."""
 
+from __future__ import annotations
+
 import sys
 from pathlib import Path
 from typing import Annotated, Literal

@@ -1,5 +1,7 @@
 """Several machines: `mem sync`, git's `mem merge-driver`, and `mem mcp`, the home served to assistants."""
 
+from __future__ import annotations
+
 from pathlib import Path
 from typing import Annotated
 

@@ -1,5 +1,7 @@
 """`mem export` and `mem import`: memory out as one JSON document, and in from it or from other tools."""
 
+from __future__ import annotations
+
 import sys
 from pathlib import Path
 from typing import Annotated, Literal

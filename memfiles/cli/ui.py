@@ -1,5 +1,7 @@
 """`mem ui`: the memory home in the browser, served on 127.0.0.1 (the optional extra `memfiles[ui]`)."""
 
+from __future__ import annotations
+
 import sys
 from typing import Annotated
 
