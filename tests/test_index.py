@@ -435,10 +435,11 @@ STORED = {
     8: "8fb5f8ab4d18472c",
     9: "8fb5f8ab4d18472c",
     10: "dc67420510453817",
+    11: "dc67420510453817",
 }
 # The guard's rules each version of the index decided `files.held` with (a digest of every rule's code, severity,
 # kinds and patterns). The index stores the decision, so rules that catch more need a new version.
-GUARD_RULES = {9: "cc15b23e4e3fc299", 10: "cc15b23e4e3fc299"}
+GUARD_RULES = {9: "cc15b23e4e3fc299", 10: "cc15b23e4e3fc299", 11: "70b6535aef436d84"}
 
 
 def test_the_guard_rules_change_only_with_the_index_version() -> None:

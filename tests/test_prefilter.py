@@ -232,8 +232,9 @@ def test_a_benign_guarded_write_compiles_no_rule() -> None:
         "[" * 400_000,
         "ignore " * 60_000,
         "<!--" * 100_000,
+        ": " + " " * 200_000 + "asked to " + " " * 100_000 + "act as y",  # MEM104's clause scan, once quadratic
     ],
-    ids=["dotted-url", "spaced", "dashed", "one-word", "leet", "you", "brackets", "ignore", "comments"],
+    ids=["dotted-url", "spaced", "dashed", "one-word", "leet", "you", "brackets", "ignore", "comments", "clause"],
 )
 def test_a_400_kb_line_is_linted_without_hanging(tmp_path: Path, line: str) -> None:
     # A hang check, not a timing assertion: every rule is linear in the line's length, so this takes well under a

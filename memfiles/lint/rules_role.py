@@ -64,8 +64,15 @@ ROLE = first_of(
         "access+granted admin+command administrator+command developer+command root+command sudo+command "
         "system+command i+am ~modeis ~modenow ~modeon ~modeenabl ~modeactivat ~modeunlock",
         [
-            r"(?:^|[.!?:;\"(\[]\s*|\b(?:please|now|also|and|then|to)\s+)(?:act|behave|respond|answer|reply|speak|talk|"
+            r"(?:^|[.!?:;\"(\[]\s*|\b(?:please|now|also|and|then)\s+)(?:act|behave|respond|answer|reply|speak|talk|"
             r"pose|roleplay|role-play|function)\s+(?:as|like)\s+(?!usual\b|normal\b|always\b|before\b|requested\b)",
+            # "… to act as" in a clause ("your job is to act as", "remember to act as"), unless the clause reports
+            # a request ("asked the assistant to role-play as a job interviewer"): an episode saying what was asked
+            # gives no order. The match starts at the clause, since `re` looks behind by a fixed width only.
+            r"(?:^|[.!?:;\n])(?:(?!\b(?:asked|asking|asks|wanted|wants|told|tells|telling|requested|requesting|"
+            r"requests|got|getting|invited|inviting)\b)[^.!?:;\n])*?\bto\s+(?:act|behave|respond|answer|reply|speak|"
+            r"talk|pose|roleplay|role-play|function)\s+(?:as|like)\s+(?!usual\b|normal\b|always\b|before\b|"
+            r"requested\b)",
             rf"\bpretend\s+(?:that\s+)?{YOU}\s*(?:are|were|r|'re)\b|\bpretend(?:ing)?\s+to\s+be\s+(?:an?\s+|the\s+)?"
             rf"(?:\w+\s+){{0,2}}?(?:{AI}|[a-z]*gpt|[a-z]*dan)\b",
             r"\b(?:take (?:on|up)|assume|adopt|play|enter|embody|personify|immerse yourself (?:in|into))\s+"
