@@ -235,9 +235,11 @@ def evaluate(
 
 
 def _bm25_tokens(scope: str, now: clock.When, built: Built, top: list[int], episodes: list[Any]) -> int:
-    """Tokens of the block BM25's top 3 would render as, for a like-for-like size comparison."""
+    """Tokens of the block BM25's top 3 would render as, for a like-for-like size comparison. An episode the guard
+    holds back (a quarantined session) is not among `episodes` and would not be rendered: the next one is."""
     by_unit = {built.unit_of[e.id]: e for e in episodes}
-    items = [Item("episode", scope, 1.0 / (n + 1), Relevance(1.0), episode=by_unit[u]) for n, u in enumerate(top[:3])]
+    shown = [u for u in top if u in by_unit][:3]
+    items = [Item("episode", scope, 1.0 / (n + 1), Relevance(1.0), episode=by_unit[u]) for n, u in enumerate(shown)]
     return block([scope], now, items).tokens if items else 0
 
 
