@@ -170,11 +170,11 @@ def restore(paths: Paths, doc: ExportDoc, *, merge: bool = False, dry_run: bool 
 
 def _checked(paths: Paths, scope: Scope, entry: ScopeEntry, report: Restored) -> list[tuple[Path, bytes, str]]:
     """(where, bytes, kind) of each file of a scope's entry, each parsed, placed and guarded; MemError if not."""
-    from memfiles.lint.rules import check_text
+    from memfiles.lint import rules
     from memfiles.ops.quarantine import review
 
     def guard(text: str, what: str, where: str) -> None:
-        found = next((f for f in check_text(text) if f.severity == "error"), None)
+        found = rules.guard(text, kind="fact")
         if found is not None:
             raise MemError(f"{where}: {what} {found.message} ({found.code}); nothing of {scope} was restored")
 
