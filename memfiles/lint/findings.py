@@ -144,21 +144,6 @@ class Rule:
         )  # fmt: skip
 
 
-def regex_check(*patterns: str, flags: int = 0) -> Check:
-    """A check that reports the first match of each pattern (one finding per pattern per line at most)."""
-    compiled = [re.compile(p, flags) for p in patterns]
-
-    def check(line: str) -> Iterator[tuple[int, int]]:
-        seen: set[int] = set()
-        for pattern in compiled:
-            match = pattern.search(line)
-            if match and match.start() not in seen:
-                seen.add(match.start())
-                yield match.start(), max(match.end(), match.start() + 1)
-
-    return check
-
-
 # What can split a pattern into its alternatives: an escape, a character set (which may hold `|`, `(`
 # and, first, `]`), a group's edge, a `|`. Everything else is passed over in C.
 _SPLITTERS = re.compile(r"\\.|\[\^?\]?(?:\\.?|[^\]\\])*(?:\]|\Z)|[()|]", re.DOTALL)
