@@ -295,7 +295,8 @@ def open_home(
 
 def keep_warm(*, restat_s: float = 1.0, documents: int = 1024, optimize_model: bool = True) -> None:
     """For a process that answers many recalls (`mem mcp` calls it): keep, between recalls, what one costs to
-    find again. It holds for the whole process; `keep_warm(restat_s=0, documents=0)` is the default again.
+    find again. It holds for the whole process; `keep_warm(restat_s=0, documents=0, optimize_model=False)` is the
+    default again.
 
     - `restat_s`: by default every recall stats every episode file in range, so a file edited in place is seen
       by the next recall; at 10,000 episodes that is about 35 ms, most of a query in a process that keeps the
