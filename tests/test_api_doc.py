@@ -42,3 +42,10 @@ def test_every_public_method_has_a_heading() -> None:
     missing = sorted(name for name in public if f"{name.split('.')[-1]}(" not in headings)
     assert not missing, f"docs/API.md has no heading for {missing}"
     assert memfiles.open_home is api.open_home
+
+
+def test_every_name_the_api_exports_loads() -> None:
+    # memfiles.api loads its modules on first use of a name (a table beside the type-checking imports and
+    # __all__): a name listed in __all__ but not in that table would fail only when a user first asks for it
+    missing = [name for name in api.__all__ if getattr(api, name, None) is None]
+    assert not missing, f"memfiles.api lists {missing} but cannot load them"
