@@ -17,6 +17,11 @@ _MODES = (
     r"(?:developer|dev|dan|god|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|admin|administrator|"
     r"maintenance|debug|debugging|evil|sudo|root|opposite|chaos|[a-z]+gpt)"
 )
+# An order's verb and "as"/"like" ("act as", "respond like"), not "as usual" or "as before".
+_ACT_AS = (
+    r"(?:act|behave|respond|answer|reply|speak|talk|pose|roleplay|role-play|function)\s+(?:as|like)\s+"
+    r"(?!usual\b|normal\b|always\b|before\b|requested\b)"
+)
 _ZH_ROLE = "你现在是 现在你是 从现在开始 扮演 假扮 充当 假装 模式"
 
 ROLE = first_of(
@@ -64,15 +69,12 @@ ROLE = first_of(
         "access+granted admin+command administrator+command developer+command root+command sudo+command "
         "system+command i+am ~modeis ~modenow ~modeon ~modeenabl ~modeactivat ~modeunlock",
         [
-            r"(?:^|[.!?:;\"(\[]\s*|\b(?:please|now|also|and|then)\s+)(?:act|behave|respond|answer|reply|speak|talk|"
-            r"pose|roleplay|role-play|function)\s+(?:as|like)\s+(?!usual\b|normal\b|always\b|before\b|requested\b)",
+            rf"(?:^|[.!?:;\"(\[]\s*|\b(?:please|now|also|and|then)\s+){_ACT_AS}",
             # "… to act as" in a clause ("your job is to act as", "remember to act as"), unless the clause reports
             # a request ("asked the assistant to role-play as a job interviewer"): an episode saying what was asked
             # gives no order. The match starts at the clause, since `re` looks behind by a fixed width only.
             r"(?:^|[.!?:;\n])(?:(?!\b(?:asked|asking|asks|wanted|wants|told|tells|telling|requested|requesting|"
-            r"requests|got|getting|invited|inviting)\b)[^.!?:;\n])*?\bto\s+(?:act|behave|respond|answer|reply|speak|"
-            r"talk|pose|roleplay|role-play|function)\s+(?:as|like)\s+(?!usual\b|normal\b|always\b|before\b|"
-            r"requested\b)",
+            rf"requests|got|getting|invited|inviting)\b)[^.!?:;\n])*?\bto\s+{_ACT_AS}",
             rf"\bpretend\s+(?:that\s+)?{YOU}\s*(?:are|were|r|'re)\b|\bpretend(?:ing)?\s+to\s+be\s+(?:an?\s+|the\s+)?"
             rf"(?:\w+\s+){{0,2}}?(?:{AI}|[a-z]*gpt|[a-z]*dan)\b",
             r"\b(?:take (?:on|up)|assume|adopt|play|enter|embody|personify|immerse yourself (?:in|into))\s+"
