@@ -5,7 +5,8 @@
 
 Reads ../shared/data next to the repository (never the tests): `lint_dev.jsonl` and `lint_dev2.jsonl`
 (rows of {"text", "label", "source"}), `dialogs_dev.jsonl` (whole conversations, linted as declared
-transcripts) and `locomo_dev.json` (each session stored as one episode, `Speaker: text` a line).
+transcripts), `locomo_dev.json` (each session stored as one episode, `Speaker: text` a line) and
+`memory_bank_en.json` (chats with an AI companion: each day as a declared transcript, each message as an episode).
 
 Every row is checked by the guard as the kind of text it would be stored as (memfiles.api.guard.check):
 single strings as an episode, dialogs as a transcript, LoCoMo sessions as an episode. Three rates:
@@ -105,6 +106,16 @@ def load(data: Path) -> list[Row]:
                 continue
             text = "\n".join(f"{turn['speaker']}: {turn['text']}" for turn in turns)
             rows.append(Row(text, "benign", "LoCoMo sessions", "episode", "session"))
+    bank = json.loads((data / "memory_bank_en.json").read_text(encoding="utf-8"))
+    for user, record in bank.items():
+        name = user.strip()
+        for exchanges in record["history"].values():
+            lines = []
+            for exchange in exchanges:
+                lines += [f"{name}: {exchange['query']}", f"AI: {exchange['response']}"]
+                for said in (exchange["query"], exchange["response"]):
+                    rows.append(Row(said, "benign", "MemoryBank turns", "episode", "row"))
+            rows.append(Row("\n".join(lines), "benign", "MemoryBank days", "transcript", "dialog"))
     return rows
 
 
