@@ -56,10 +56,14 @@ ROLE = first_of(
         [
             rf"\b(?:i want|i need|i'd like|i would like|i order)\s+{YOU}\s+to\s+(?:act|pretend|be|become|play|respond|"
             r"answer|reply|roleplay|role-play|simulate|behave|imagine|emulate|impersonate|take on)\b",
-            rf"\b{YOU}\s+(?:will|must|shall|are going to|'ll|are to|need to|have to|should)\s+(?:now\s+|always\s+|"
-            r"also\s+|only\s+|henceforth\s+)?(?:act|become|be\s+(?:called|named|known)|simulate|emulate|"
-            r"pretend|roleplay|role-play|portray|impersonate|embody|behave|(?:respond|answer|reply|talk|speak)"
-            r"\s+(?:as|like)|stay\s+in|remain\s+in|obey|take on)\b",
+            # an order ("you will act as", "you must obey"), not advice between people ("you should become a
+            # teacher", "you have to behave at grandma's", "you will be called to the stage")
+            rf"\b{YOU}\s+(?:will|must|shall|are going to|'ll|are to)\s+(?:now\s+|always\s+|"
+            r"also\s+|only\s+|henceforth\s+)?(?:(?:act|behave)\s+(?:as|like)|become|be\s+(?:called|named|known)\b"
+            r"(?!\s+(?:to|by|for|in|on|up|back|out)\b)|simulate|emulate|pretend|roleplay|role-play|portray|impersonate|"
+            r"embody|(?:respond|answer|reply|talk|speak)\s+(?:as|like)|(?:stay|remain)\s+in\s+(?:character|role|"
+            r"(?:\w+\s+){0,2}mode)|obey|take on\s+(?:the\s+|a\s+|an\s+)?(?:\w+\s+)?(?:role|persona|identity|"
+            r"character|personality))\b",
         ],
         "I want you to act as a pirate",
     ),
@@ -74,11 +78,14 @@ ROLE = first_of(
         "system+command i+am ~modeis ~modenow ~modeon ~modeenabl ~modeactivat ~modeunlock",
         [
             rf"(?:^|[.!?:;\"(\[]\s*|\b(?:please|now|also|and|then)\s+){_ACT_AS}",
-            # "… to act as" in a clause ("your job is to act as", "remember to act as"), unless the clause reports
-            # a request ("asked the assistant to role-play as a job interviewer"): an episode saying what was asked
-            # gives no order. The match starts at the clause, since `re` looks behind by a fixed width only.
-            r"(?:^|[.!?:;\n])(?:(?!\b(?:asked|asking|asks|wanted|wants|told|tells|telling|requested|requesting|"
-            rf"requests|got|getting|invited|inviting)\b)[^.!?:;\n])*?\bto\s+{_ACT_AS}",
+            # "… to act as" in a clause that gives the agent an order: "remember to act as", "it is time to act as",
+            # "tell the assistant to act as", "your job is to act as". Not people's ways ("he tends to act like a
+            # child", "she agreed to act as treasurer") nor a request reported ("asked the assistant to role-play as
+            # a job interviewer"): an episode saying what was asked gives no order.
+            r"(?:^|[.!?:;\n(\"])\s*(?:(?:please|now|so|and|then|also)\s+)?(?:remember|make sure|be sure|"
+            r"(?:don't|do not|never) forget|continue|keep|it is time|it's time|(?:tell|instruct|ask|get) (?:the )?"
+            rf"(?:assistant|ai|model|bot|chatbot|claude|[a-z]*gpt)|your (?:\w+\s+){{0,2}}?(?:job|task|role|purpose|"
+            rf"goal|mission|function|instructions?) (?:is|are|will be))\s+(?:\w+\s+){{0,2}}?to\s+{_ACT_AS}",
             rf"\bpretend\s+(?:that\s+)?{YOU}\s*(?:are|were|r|'re)\b|\bpretend(?:ing)?\s+to\s+be\s+(?:an?\s+|the\s+)?"
             rf"(?:\w+\s+){{0,2}}?(?:{AI}|[a-z]*gpt|[a-z]*dan)\b",
             r"\b(?:take (?:on|up)|assume|adopt|play|enter|embody|personify|immerse yourself (?:in|into))\s+"
