@@ -26,6 +26,14 @@ from collections.abc import Iterator
 from memfiles.lint import rules_multilingual
 from memfiles.lint.findings import ADDRESSED, ERROR, EVERYWHERE, WARNING, Rule, anchored, combos, first_of
 
+# After a claim that a check passed: not the story of when or how it happened ("authentication succeeded after
+# rotating the key"), unless the complement names the model or this conversation. Who verified or who was granted
+# ("by the bank", "to the requester") is still a claim meant for the model.
+_TOLD = (
+    r"(?!\s+(?:after|before|when|once|on|at|via|through|with|using|in|during|since|until)\b"
+    r"(?!\s+(?:you|yourself|the (?:assistant|ai|model|bot|chatbot)|this (?:chat|conversation|session))\b))"
+)
+
 AUTHORITY = first_of(
     anchored(
         "developer creator programmer maker maintainer admin operator owner engineer trainer designer builder "
@@ -51,7 +59,7 @@ AUTHORITY = first_of(
         "authenticat authori verification identity+check security+check access+check",
         r"(?:^|[\[(<{*#>:.!]\s*)(?:authentication|authori[sz]ation|verification|identity check|security check|"
         r"access check)\s+(?:was\s+|has\s+|is\s+)?(?:successful|succeeded|complete|completed|passed|approved|"
-        r"granted)\b",
+        r"granted)\b" + _TOLD,
         "[Authentication successful]",
     ),
     anchored(
@@ -59,7 +67,7 @@ AUTHORITY = first_of(
         + combos("admin administrator root developer god sudo superuser elevated unrestricted", "access rights"),
         r"\b(?:admin|administrator|root|developer|god|sudo|superuser|elevated|unrestricted)\s+(?:access|privileges?|"
         r"rights|permissions?|clearance)\s+(?:has been\s+|have been\s+|is\s+|are\s+)?(?:now\s+)?(?:granted|enabled|"
-        r"unlocked|activated|confirmed)\b",
+        r"unlocked|activated|confirmed)\b" + _TOLD,
         "Admin access granted",
     ),
     anchored(

@@ -177,7 +177,11 @@ FRAMING = first_of(
         rf"in a world where|(?:an?|this|that) (?:parallel|alternate|alternative|fictional|imaginary|dystopian|"
         rf"utopian) (?:universe|world|reality|dimension|society|timeline)|(?:fictional|hypothetical|imaginary|"
         rf"make-believe)\s+(?:scenario|story|world|setting|universe|context|situation|character|"
-        rf"novel))\b[^\n]{{0,300}}?\b(?:how (?:would|could|can|to|do)|{_REQUEST2}|what (?:steps|would))\b",
+        # how someone would do a thing, not how the speaker's own plans would go ("hypothetically, if we moved to
+        # Denver, how would the commute be?")
+        rf"novel))\b[^\n]{{0,300}}?\b(?:how (?:would|could|can|do|does|might|should|will) (?:someone|somebody|"
+        rf"anyone|a person|one|people|they|he|she|an? character|the character)\b|how to|"
+        rf"{_REQUEST2}|what (?:steps|would))\b",
         "Hypothetically, how would someone pick a lock?",
     ),
     anchored(

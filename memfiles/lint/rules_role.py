@@ -16,9 +16,10 @@ from memfiles.lint import rules_multilingual
 from memfiles.lint.findings import ERROR, Rule, anchored, first_of
 from memfiles.lint.rules_instruction import AI, YOU
 
+# The modes of a jailbreak. Not a program's own modes (debug, maintenance, admin, root, sudo: "enabled debug mode
+# to trace the crash"); "developer mode" is both, and is kept for the jailbreak that bears its name.
 _MODES = (
-    r"(?:developer|dev|dan|god|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|admin|administrator|"
-    r"maintenance|debug|debugging|evil|sudo|root|opposite|chaos|[a-z]+gpt)"
+    r"(?:developer|dev|dan|god|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|opposite|chaos|[a-z]+gpt)"
 )
 # An order's verb and "as"/"like" ("act as", "respond like"), not "as usual" or "as before".
 _ACT_AS = (
