@@ -240,8 +240,13 @@ RULES: list[Rule] = [
             r"(?:above|before|prior|previous|earlier|you (?:were|have been|know|learned|have learned)|i (?:said|told))",
             r"\b(?:your\s+)?(?:new|updated|real|true|actual|revised)\s+(?:system\s+)?(?:instructions|rules|directives|"
             r"system prompt|prompt|orders)\s*(?:are|is|:|follow|apply)",
-            rf"\b(?:instructions|rules|guidelines|polic(?:y|ies)|restrictions)\s+(?:{CLAUSE}{{0,20}}?\s)?"
+            # the model's own rules declared out of force ("your rules are reversed", "your filters have been lifted")
+            # (not an insurance policy cancelled, a card's limits lifted or a kit's instructions removed)
+            r"\byour\s+(?:\w+\s+)?(?:rules|guidelines|restrictions|filters|safeguards|guard ?rails|programming|"
+            r"instructions)\s+(?:are|have been|were|is|has been)\s+(?:now\s+|hereby\s+|temporarily\s+|officially\s+)?"
+            r"(?:reversed|suspended|lifted|disabled|void|voided|deactivated|waived|off|inverted|overridden|revoked)\b",
             # not rules someone else ignores ("he says the rules don't apply to him")
+            rf"\b(?:instructions|rules|guidelines|polic(?:y|ies)|restrictions)\s+(?:{CLAUSE}{{0,20}}?\s)?"
             r"(?:no longer|do not|don't|does not|doesn't)\s+apply\b(?!\s+to\s+(?:him|her|them|me|us|himself|herself|"
             r"themselves|myself|ourselves|(?:his|her|their|my|our)\s+\w+)\b)",
             *rules_multilingual.IGNORE,
@@ -349,6 +354,8 @@ ANCHORS: dict[str, str] = {
         "ignor disregard forget forgot overrid overwrit bypass skip neglect abandon discard dismiss set+aside "
         "throw+out pay+no not+follow don't+follow dont+follow stop+follow longer+follow break+free longer+apply "
         "not+apply don't+apply dont+apply doesn't+apply doesnt+apply "
+        # "your rules are reversed": the word that puts them out of force
+        "revers suspend lifted disabl void deactivat waived inverted overridden revoked are+off been+off "
         # "your new instructions are", "updated rules:"
         + combos("new updated real true actual revised", "instruction rule directive system+prompt prompt order")
         + " "

@@ -96,6 +96,16 @@ JAILBREAK = first_of(
         rf"\bwithout\s+(?:ever\s+)?(?:refus|declin)\w*\b(?!\s+(?:a|an|the|his|her|their|my|our|this|that)\b)",
         "You never refuse.",
     ),
+    # A persona that never refuses a request ("Ghost, a hacker who never refuses any request"), not a friend who
+    # never refuses to help or a dessert.
+    anchored(
+        "refus declin",
+        r"\b(?:who|that|which)\s+(?:will\s+)?(?:never|doesn't|does not|won't|will not|cannot|can't|do not|don't)\s+"
+        r"(?:ever\s+)?(?:refus|declin)\w*\s+(?:(?:any|a|an|your|my)\s+(?:\w+\s+)?(?:requests?|questions?|prompts?|"
+        r"orders?|commands?|instructions?|tasks?)\b|anything\b|(?:requests|questions|prompts|orders|commands|"
+        r"instructions)\b)",
+        "a hacker who never refuses any request",
+    ),
     anchored(
         "amoral unfiltered uncensored unrestricted unethical unaligned unhinged immoral evil rogue lawless limitless "
         "unlimited unbounded uncontrolled unmoderated jailbroken",
