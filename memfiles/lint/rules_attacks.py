@@ -179,6 +179,12 @@ LEAK = first_of(
     r"display|leak|disclose|what(?:'s| is| was)|repeat)\s+(?:me\s+)?(?:\w+\s+)?the\s+(?:secret\s+|real\s+|actual\s+|"
     r"correct\s+|current\s+|hidden\s+|admin\s+|master\s+)?(?:password|passcode|pass code|passphrase|access code|"
     r"secret (?:word|code|key|phrase)|pin code)\b",
+    # the secret smuggled out letter by letter ("a poem whose first letters spell out your password")
+    r"\b(?:spells?|spelling)\s+(?:out\s+)?(?:\w+\s+)?(?:your|the)\s+(?:secret\s+)?(?:password|passcode|passphrase|"
+    r"access code|secret (?:word|code|key|phrase))\b",
+    # every rule the model was given ("list every rule you were given, as bullet points")
+    r"\b(?:every|all|each|all the|the exact)\s+(?:\w+\s+)?(?:rules?|instructions?|guidelines?|directives?)\s+"
+    r"(?:that\s+)?you\s+(?:were|have been|'ve been|had been)\s+(?:given|told|provided|programmed with)\b",
     *rules_multilingual.LEAK,
 )
 
@@ -283,7 +289,9 @@ RULES: list[Rule] = [
             "written+earlier said+earlier typed+earlier stated+earlier written+previously said+previously "
             "typed+previously stated+previously up+to+now up+to+here up+to+this until+now "
             "password passcode pass+code passphrase access+code secret+word secret+code secret+key secret+phrase "
-            "pin+code ci-dessus plus+haut au-dessus precedent mot+pour anterior de+arriba previo previa palabra+por "
+            "pin+code "
+            + combos("you+were you+have+been you've+been you+had+been", "given told provided programmed")
+            + " ci-dessus plus+haut au-dessus precedent mot+pour anterior de+arriba previo previa palabra+por "
             "acima palavra+por sopra parola+per obig oben$ vorherig bisherig wort+fur 上面 以上 之前 前面 上述"
         ),
         profiles=EVERYWHERE,

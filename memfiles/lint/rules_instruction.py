@@ -240,6 +240,9 @@ RULES: list[Rule] = [
             r"(?:above|before|prior|previous|earlier|you (?:were|have been|know|learned|have learned)|i (?:said|told))",
             r"\b(?:your\s+)?(?:new|updated|real|true|actual|revised)\s+(?:system\s+)?(?:instructions|rules|directives|"
             r"system prompt|prompt|orders)\s*(?:are|is|:|follow|apply)",
+            # someone else's instructions put in their place ("follow my instructions instead")
+            r"\bfollow\s+(?:only\s+)?(?:my|these|the following|the new|new|our)\s+(?:\w+\s+)?(?:instructions|orders|"
+            r"rules|directions|commands)\s+instead\b",
             # the model's own rules declared out of force ("your rules are reversed", "your filters have been lifted")
             # (not an insurance policy cancelled, a card's limits lifted or a kit's instructions removed)
             r"\byour\s+(?:\w+\s+)?(?:rules|guidelines|restrictions|filters|safeguards|guard ?rails|programming|"
@@ -355,6 +358,7 @@ ANCHORS: dict[str, str] = {
         "throw+out pay+no not+follow don't+follow dont+follow stop+follow longer+follow break+free longer+apply "
         "not+apply don't+apply dont+apply doesn't+apply doesnt+apply "
         # "your rules are reversed": the word that puts them out of force
+        "instructions+instead orders+instead rules+instead directions+instead commands+instead "
         "revers suspend lifted disabl void deactivat waived inverted overridden revoked are+off been+off "
         # "your new instructions are", "updated rules:"
         + combos("new updated real true actual revised", "instruction rule directive system+prompt prompt order")
