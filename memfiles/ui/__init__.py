@@ -59,11 +59,14 @@ def serve(
     require_extra()
     import uvicorn
 
-    from memfiles.api import open_home
+    from memfiles.api import keep_warm, open_home
     from memfiles.ui.app import create_app
     from memfiles.ui.security import Secrets
 
     opened = open_home(home)
+    # A server answers many searches: keep decoded episodes and load the semantic extra's model optimized, as
+    # `mem mcp` does, but stat every file at each search, so a file a person just edited in place shows at once.
+    keep_warm(restat_s=0)
     sock = bind(port)
     actual = sock.getsockname()[1]
     keys = Secrets(token)
