@@ -181,7 +181,8 @@ FRAMING = first_of(
         # Denver, how would the commute be?")
         rf"novel))\b[^\n]{{0,300}}?\b(?:how (?:would|could|can|do|does|might|should|will) (?:someone|somebody|"
         rf"anyone|a person|one|people|they|he|she|an? character|the character)\b|how to|"
-        rf"{_REQUEST2}|what (?:steps|would))\b",
+        rf"(?<!\bi )(?<!\bi'd )(?<!\bi'll )(?<!\bwe )(?<!\bwe'd )(?<!\bi would )(?<!\bwe would ){_REQUEST2}|"
+        r"what (?:steps|would))\b",
         "Hypothetically, how would someone pick a lock?",
     ),
     anchored(
