@@ -36,7 +36,7 @@ ROLE = first_of(
             # ("you're now officially a homeowner", "you are now a certified diver").
             rf"(?<!where )(?<!how )(?<!what )(?<!who )(?<!when )(?<!as )(?<!than )"
             rf"\b(?:{YOU}\s+(?:are|r|will|shall)|you're)\s+(?:now|hereby|henceforth|no longer)\b"
-            r"(?!\s*(?:[.,;:!?)]|$)|\s+(?:officially|finally|(?:an?\s+)?(?:certified|licensed|qualified|registered|"
+            r"(?!\s*(?:[.,;:!?)]|$)|\s+(?:officially|finally|(?:(?:an?|the)\s+)?(?:certified|licensed|qualified|registered|"
             r"proud|married|engaged|retired|graduated)|old enough)\b)",
             rf"\b(?:{YOU}\s+(?:will|must|shall|should|are|need to|have to|'ll|can)|your\s+(?:\w+\s+){{0,3}}"
             r"(?:is|are|will be))\b[^\n]{0,60}\b(?:from now on|henceforth|"
