@@ -30,7 +30,7 @@ from functools import cache
 from typing import Any
 
 from memfiles.lint.findings import Anchored, Rule
-from memfiles.lint.textview import fold
+from memfiles.lint.textview import SCRAMBLED, fold
 
 LONG_TOKEN = "<long token>"
 CHARS = "chars:"  # an anchor `chars:[…]`: any character of the class
@@ -267,11 +267,12 @@ def _trie(anchors: dict[str, bool]) -> str:
 
 
 # What an ASCII line that folds to more than its lower-case form holds (memfiles.lint.textview decides the same for
-# each line): a letter beside a leet digit, `@` or `$`; letters spelled out one by one. Each expression starts with
-# a class of characters, which the regex engine skips to in C.
+# each line): a letter beside a leet digit, `@` or `$`; letters spelled out one by one (these two start with a class
+# of characters, which the regex engine skips to in C); a few words with their inner letters shuffled.
 _FOLDING = (
     re.compile(r"[0-9@$](?:(?<=[a-z].)|(?=[a-z]))"),
     re.compile(r"[ .\-_*/|][a-z][ .\-_*/|][a-z](?![a-z])"),
+    SCRAMBLED,  # a few words with their inner letters shuffled (`ignroe`)
 )
 
 

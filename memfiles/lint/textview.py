@@ -3,9 +3,10 @@
 Folding undoes the usual ways of hiding a phrase from a keyword rule: compatibility forms
 (full-width, mathematical letters, ligatures) and accents via NFKD, case via casefold, look-alike
 letters from other scripts (Cyrillic `о` for `o`), regional-indicator and small-capital letters,
-zero-width and other format characters, leetspeak inside words (`1gn0r3`) and spaced-out letters
-(`i g n o r e`). Every character of the view remembers which column of the original line it came
-from, so findings point at what a person sees in their editor.
+zero-width and other format characters, leetspeak inside words (`1gn0r3`), spaced-out letters
+(`i g n o r e`) and the inner letters of a few words shuffled (`ignroe all prevoius insturctions`). Every
+character of the view remembers which column of the original line it came from, so findings point at what a
+person sees in their editor.
 """
 
 from __future__ import annotations
@@ -74,6 +75,37 @@ def translate(text: str, table: dict[int, str], table_bytes: bytes) -> str:
 
 
 SHAPE_BYTES = ascii_table(SHAPE)
+
+# Typoglycemia: a word spelled with its inner letters shuffled (`ignroe all prevoius insturctions`) still reads as the
+# word. Undone for the words of the commonest attacks (their few first letters keep the search cheap); the view keeps
+# one letter for one, so columns are kept.
+_SCRAMBLED_WORDS = ["ignore", "previous", "instructions", "instruction", "disregard", "prompt", "password"]
+_CANONICAL = {(w[0], w[-1], len(w), "".join(sorted(w[1:-1]))): w for w in _SCRAMBLED_WORDS}
+# A word of those letters that is not the word itself (memfiles.lint.gate folds the lines that hold one). It starts
+# with the class of the words' first letters, which the regex engine skips to in C, then looks behind for the start
+# of a word.
+_FIRST = sorted({w[0] for w in _SCRAMBLED_WORDS})
+SCRAMBLED = re.compile(
+    f"[{''.join(_FIRST)}](?<!\\w.)(?:"
+    + "|".join(
+        f"(?<={first})(?:"
+        + "|".join(
+            f"(?!{w[1:]}\\b)[{''.join(sorted(set(w[1:-1])))}]{{{len(w) - 2}}}{w[-1]}"
+            for w in _SCRAMBLED_WORDS
+            if w[0] == first
+        )
+        + ")"
+        for first in _FIRST
+    )
+    + r")\b"
+)
+
+
+def _unscramble(match: re.Match[str]) -> str:
+    word = match.group(0)
+    return _CANONICAL.get((word[0], word[-1], len(word), "".join(sorted(word[1:-1]))), word)
+
+
 _DROP_CATEGORIES = ("Cf", "Mn", "Me", "Cs", "Co", "Cn")
 
 
@@ -95,6 +127,7 @@ def fold(line: str) -> tuple[str, list[int] | None]:
         view = line.lower()
         if _LEET_CHARS.search(view) and _LEET_NEXT.search(view):
             view = _LEET_WORD.sub(lambda m: m.group(0).translate(LEET), view)  # one letter for one: columns kept
+        view = SCRAMBLED.sub(_unscramble, view)  # one letter for one: columns kept
         if (
             b"asasa" not in view.encode("ascii").translate(SHAPE_BYTES)
             or not _SPACED_GATE.search(view)
@@ -111,6 +144,7 @@ def fold(line: str) -> tuple[str, list[int] | None]:
                 cols.append(index)
         view = "".join(chars)
         view = _LEET_WORD.sub(lambda m: m.group(0).translate(LEET), view)
+        view = SCRAMBLED.sub(_unscramble, view)
     if _SPACED.search(view):
         if cols is None:
             cols = list(range(len(view)))
