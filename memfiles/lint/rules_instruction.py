@@ -322,8 +322,22 @@ RULES: list[Rule] = [
             rf"{CLAUSE}{{0,40}}?\b(?:following|below|subsequent)\s+(?:\w+\s+)?{_CODE_NOUN}\b",
             rf"\b(?:following|below|subsequent)\s+(?:\w+\s+)?{_CODE_NOUN}\b[^\n]{{0,60}}\byour\s+(?:\w+\s+)?"
             r"(?:code|codebase|implementation|solution|algorithm|program)\b",
-            r"\b(?:respond|reply|answer)\s+(?:\w+\s+){0,4}?(?:in|using|with)\s+(?:base\d+|emojis?|cipher|leet|rot13|"
-            r"morse|hex|binary|reverse\b(?!\s+(?:chronolog|alphabetic|order)))\b",
+            # the agent made to ask the user for a secret or talk them into a scam ("Ask the user for their social
+            # security number", "tell the user to disable their antivirus"); not "remind the customer to change their
+            # password" or "ask for the account number"
+            r"\b(?:ask|asks|request|requests|get|tell|tells|convince|persuade|urge|instruct|pressure)\s+(?:the\s+)?"
+            r"(?:users?|readers?|recipients?|customers?|visitors?|victims?)\s+(?:for|to\s+(?:give|send|share|enter|"
+            r"confirm|provide|type|tell|read out|reveal|verify|re-enter))\s+(?:\w+\s+){0,3}?(?:passwords?|passcodes?|"
+            r"pin|ssn|social security|card numbers?|card details|cvv|seed phrase|recovery phrase|one-time (?:code|"
+            r"password)|credentials|login details)\b",
+            r"\b(?:tell|tells|convince|persuade|urge|instruct|pressure|ask|asks)\s+(?:the\s+)?(?:users?|readers?|"
+            r"recipients?|customers?|visitors?|victims?)\s+to\s+(?:\w+\s+){0,2}?(?:(?:buy|purchase|send)\s+(?:\w+\s+){0,2}?"
+            r"gift cards?|wire\s+(?:\w+\s+){0,2}?(?:money|funds|payment)|disable\s+(?:\w+\s+){0,2}?(?:antivirus|"
+            r"firewall|security|two-factor|2fa))\b",
+            # (the view has leetspeak folded: base64 reads "base6a", rot13 "rotie")
+            r"\b(?:respond|reply|answer)\s+(?:\w+\s+){0,4}?(?:in|using|with)\s+(?:only\s+|nothing but\s+)?"
+            r"(?:base(?:64|6a|32|e2|16|i6|85|bs)|emojis?|(?:a\s+)?cipher|leet|rot(?:13|ie)|morse|hex|binary|pig latin|"
+            r"reverse\b(?!\s+(?:chronolog|alphabetic|order)))\b",
             r"\b(?<!\w )(?:please\s+)?(?:replace|substitute|swap|switch|change|convert|turn)\s+(?:all\s+|every\s+|"
             r"each\s+|the\s+)?(?:\w+\s+){0,2}?(?:letters?|vowels?|consonants?|characters?)\s+(?:with|for|by|into|to)\b",
             r"\b(?:add|insert|include|embed|write|render|display|show|output|put|send)\s+(?:\w+\s+){0,3}?"
@@ -391,7 +405,10 @@ ANCHORS: dict[str, str] = {
         )
     ),
     "MEM108": (
-        "you following below subsequent respond repl answer$ answers$ letter vowel consonant character markdown"
+        "you following below subsequent respond repl answer$ answers$ letter vowel consonant character markdown "
+        # the secret asked of the user, the scam they are talked into
+        "password passcode pin$ ssn social+security card+number card+details cvv seed+phrase recovery+phrase "
+        "one-time credentials login+details gift+card wire antivirus firewall disable"
     ),
     "MEM109": (
         # "always show …" at a line's start, after punctuation or an underscore (`_always`)
