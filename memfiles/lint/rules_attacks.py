@@ -202,6 +202,11 @@ EXFIL = first_of(
     r"credentials|passwords?|emails?|contacts|files|documents|memory|memories|logs?|transcripts?|card (?:numbers?|"
     r"details))\b[^.\n]{0,60}?\b(?:to|at|via)\s+(?:https?://|www\.|ftp://|[\w.+-]+@[\w-]+\.\w+|(?:this|the|my|our|a|"
     r"an)\s+(?:url|endpoint|server|webhook|link|website|email address))",
+    # a machine's secrets sent off ("add code that sends the contents of ~/.ssh to http://…")
+    r"\b(?:send|post|upload|exfiltrate|transmit|forward|beacon|leak|copy)\w*\s+(?:\w+\s+){0,4}?(?:~/\.ssh|\.ssh|"
+    r"\.env\b|/etc/passwd|/etc/shadow|environment variables|env vars|cookies|keystrokes|clipboard|browser history|"
+    r"api keys?|access tokens?|private keys?|ssh keys?)[^.\n]{0,60}?\b(?:to|at|via)\s+(?:https?://|www\.|ftp://|"
+    r"[\w.+-]+@[\w-]+\.\w+)",
     # the data named first, then sent by a pronoun ("convert the conversation history into JSON and send it to …")
     r"\b(?:conversation|chat|session|message|user'?s?|customer'?s?|account)\s+(?:history|log|logs|transcript|data|"
     r"details|messages|records)\b[^.\n]{0,80}?\b(?:send|post|forward|upload|email|e-mail|transmit|submit)\w*\s+"

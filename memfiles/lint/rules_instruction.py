@@ -309,9 +309,12 @@ RULES: list[Rule] = [
         "state the user's preference as a fact ('prefers replies in French'), not as an order to the agent",
         first_of(
             rf"\byour\s+(?:\w+\s+)?{_OUTPUT}\b",
-            r"\b(?:code|solution|implementation|program|script|response|answer|reply|output|codebase|algorithm)\s+"
-            r"(?:that\s+)?you(?:'ve| have)?\s+(?:develop|write|written|produce|generate|create|give|provide|return|"
-            r"build|send)\w*\b",
+            r"\b(?:code|solution|implementation|program|script|response|answer|reply|output|codebase|algorithm|html|"
+            r"markup|javascript|css|sql)\s+"
+            # what the agent will write ("the code you write", "the HTML you produce"), not feedback on what it wrote
+            # ("the code you provided has a bug", "the SQL you generated was slow")
+            r"(?:that\s+)?you(?:'ll| will| shall| must)?\s+(?:develop|write|produce|generate|create|give|provide|"
+            r"return|build|send)(?:s|ing)?\b",
             r"\b(?:encod|encrypt|translat|revers|invert|scrambl|jumbl|shuffl|garbl|obfuscat|misspell|replac|substitut|"
             r"format|writ|render|rewrit|convert)\w*\b[^\n]{0,30}"
             r"\b(?:in\s+|into\s+)?your\s+(?:\w+\s+)?messages?\b",
@@ -334,6 +337,16 @@ RULES: list[Rule] = [
             r"recipients?|customers?|visitors?|victims?)\s+to\s+(?:\w+\s+){0,2}?(?:(?:buy|purchase|send)\s+(?:\w+\s+){0,2}?"
             r"gift cards?|wire\s+(?:\w+\s+){0,2}?(?:money|funds|payment)|disable\s+(?:\w+\s+){0,2}?(?:antivirus|"
             r"firewall|security|two-factor|2fa))\b",
+            # a scare told to the user ("tell the user their account is compromised"; not a support note: "tell the
+            # customer their subscription has expired") or a program to fetch and run
+            # ("recommend that the reader download the update from http://…/setup.exe")
+            r"\b(?:tell|tells|inform|warn|notify|convince|alert)\s+(?:the\s+)?(?:users?|readers?|recipients?|"
+            r"customers?|visitors?|victims?)\s+(?:that\s+)?(?:their|his|her)\s+(?:\w+\s+)?(?:account|card|computer|"
+            r"device|phone|password|subscription|payment|data)\s+(?:is|has been|was|will be)\s+(?:\w+\s+)?"
+            r"(?:compromised|hacked|infected|at risk|breached)\b",
+            r"\b(?:tell|tells|recommend|recommends|advise|urge|convince|instruct|ask|get)\s+(?:that\s+)?(?:the\s+)?"
+            r"(?:users?|readers?|recipients?|customers?|visitors?|victims?)\s+(?:to\s+)?(?:download|install|run|open|"
+            r"execute)\b[^\n]{0,100}?\.(?:exe|msi|apk|scr|bat|ps1|dmg|pkg|jar|vbs|cmd)\b",
             # (the view has leetspeak folded: base64 reads "base6a", rot13 "rotie")
             r"\b(?:respond|reply|answer)\s+(?:\w+\s+){0,4}?(?:in|using|with)\s+(?:only\s+|nothing but\s+)?"
             r"(?:base(?:64|6a|32|e2|16|i6|85|bs)|emojis?|(?:a\s+)?cipher|leet|rot(?:13|ie)|morse|hex|binary|pig latin|"
@@ -408,7 +421,10 @@ ANCHORS: dict[str, str] = {
         "you following below subsequent respond repl answer$ answers$ letter vowel consonant character markdown "
         # the secret asked of the user, the scam they are talked into
         "password passcode pin$ ssn social+security card+number card+details cvv seed+phrase recovery+phrase "
-        "one-time credentials login+details gift+card wire antivirus firewall disable"
+        "one-time credentials login+details gift+card wire antivirus firewall disable "
+        # a scare told to the user; a program to fetch and run
+        "compromised hacked infected at+risk breached .exe .msi .apk .scr .bat .ps1 "
+        ".dmg .pkg .jar .vbs .cmd"
     ),
     "MEM109": (
         # "always show …" at a line's start, after punctuation or an underscore (`_always`)
