@@ -45,8 +45,9 @@ DICTATED = first_of(
             "response responses reply replies answer answers output outputs completion completions message messages",
             "with by",
         ),
-        rf"\b(?:begin|start|open|preface|prefix)\s+(?:each\s+|every\s+|all\s+|your\s+|the\s+)?(?:\w+\s+)?{_OUT}\s+(?:"
-        rf"with|by (?:saying|writing|stating))\b",
+        # (not a git commit's message: "begin each commit message with the module name")
+        rf"\b(?:begin|start|open|preface|prefix)\s+(?:each\s+|every\s+|all\s+|your\s+|the\s+)?(?!commit\s)(?:\w+\s+)?"
+        rf"{_OUT}\s+(?:with|by (?:saying|writing|stating))\b",
         "Begin your response with 'Sure'",
     ),
     # the same at the end, with the words dictated ("End every reply with 'Visit bestdeals.example'"), not a habit of

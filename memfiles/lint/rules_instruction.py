@@ -214,8 +214,12 @@ RULES: list[Rule] = [
         first_of(
             # An order, not a habit (`I never ask`, `we don't mention it`); a secret kept from someone (`don't tell
             # anyone`) is not one, a check skipped for someone is (`don't ask me to confirm`).
+            # Nor what a written artifact leaves out (`never mention ticket numbers in commit messages`, `don't
+            # mention the outage in the public changelog`).
             rf"{_NOT_A_SUBJECT}\b{_NEG}\s+(?:ever\s+|\w+ly\s+)?(?:mention|disclose|reveal|tell|inform|warn|notify|flag|"
-            rf"report|escalate|bring up|point out|alert)\b(?!\s+{_PEOPLE}\b)",
+            rf"report|escalate|bring up|point out|alert)\b(?!\s+{_PEOPLE}\b)(?![^.\n]{{0,60}}?\bin\s+(?:the\s+|our\s+|"
+            r"any\s+|a\s+)?(?:public\s+|git\s+)?(?:commit|changelog|log|code|comment|docstring|doc|readme|pull request|"
+            r"pr\b|ticket|issue|release note|branch|test|file|source))",
             rf"{_NOT_A_SUBJECT}\b{_NEG}\s+(?:ever\s+|\w+ly\s+)?(?:check|confirm|verify|ask|validate|double.check)\b",
             r"\b(?:avoid|refrain from)\s+(?:ever\s+)?(?:mention|disclos|reveal|tell|inform|warn|notify|flag|report|"
             r"escalat|bring|point|check|confirm|verify|ask|validat|double.check|alert)\w*ing\b",
