@@ -305,8 +305,13 @@ RULES: list[Rule] = [
             "written+earlier said+earlier typed+earlier stated+earlier written+previously said+previously "
             "typed+previously stated+previously up+to+now up+to+here up+to+this until+now "
             "password passcode pass+code passphrase access+code secret+word secret+code secret+key secret+phrase "
-            "pin+code first initial opening "
+            "pin+code "
             + combos("were+you have+you had+you", "given told provided programmed been")
+            + " "
+            # "repeat the first sentence you were told", "… of this conversation"
+            + combos("you+were you+have+been", "told given shown sent")
+            + " "
+            + combos("of+this of+your", "chat conversation prompt instructions session context")
             + " "
             + combos("you+were you+have+been you've+been you+had+been", "given told provided programmed")
             + " ci-dessus plus+haut au-dessus precedent mot+pour anterior de+arriba previo previa palabra+por "
