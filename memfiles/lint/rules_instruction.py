@@ -208,9 +208,8 @@ _STEERING = [
 ]
 # MEM108: the agent made to ask the user for a secret, talk them into a scam, tell them a scare or to fetch a program.
 _SCAM = [
-    # the agent made to ask the user for a secret or talk them into a scam ("Ask the user for their social
-    # security number", "tell the user to disable their antivirus"); not "remind the customer to change their
-    # password" or "ask for the account number"
+    # "Ask the user for their social security number", "tell the user to disable their antivirus"; not "remind the
+    # customer to change their password" or "ask for the account number"
     r"\b(?:ask|asks|request|requests|get|tell|tells|convince|persuade|urge|instruct|pressure)\s+(?:the\s+)?"
     r"(?:users?|readers?|recipients?|customers?|visitors?|victims?)\s+(?:for|to\s+(?:give|send|share|enter|"
     r"confirm|provide|type|tell|read out|reveal|verify|re-enter))\s+(?:\w+\s+){0,3}?(?:passwords?|passcodes?|"
@@ -433,12 +432,13 @@ ANCHORS: dict[str, str] = {
             "throw+out pay+no not+follow don't+follow dont+follow stop+follow longer+follow break+free longer+apply "
             "not+apply don't+apply dont+apply doesn't+apply doesnt+apply",
             # the task dropped for another; "instead of summarizing"; instructions taken from a page
-            "never+mind forget+about drop+the drop+this drop+that drop+your drop+my instead",
+            "never+mind forget+about drop+the drop+this drop+that drop+your drop+my drop+our instead",
             combos("follow obey execute do out", "what whatever exactly"),
             # "follow my instructions instead"
             "instructions+instead orders+instead rules+instead directions+instead commands+instead",
             # "your rules are reversed": the word that puts them out of force
-            "revers suspend lifted disabl void deactivat waived inverted overridden revoked are+off been+off",
+            "revers suspend lifted disabl void deactivat waived inverted overridden revoked "
+            + combos("are been were is now hereby temporarily officially", "off"),
             # "your new instructions are", "updated rules:"
             combos("new updated real true actual revised", "instruction rule directive system+prompt prompt order"),
             f"oubli tiens olvid omite esquec desconsider dimentic vergiss vergessen missacht {_ZH_IGNORE}",
