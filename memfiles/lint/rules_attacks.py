@@ -315,7 +315,18 @@ RULES: list[Rule] = [
             + " "
             + combos("you+were you+have+been you've+been you+had+been", "given told provided programmed")
             + " ci-dessus plus+haut au-dessus precedent mot+pour anterior de+arriba previo previa palabra+por "
-            "acima palavra+por sopra parola+per obig oben$ vorherig bisherig wort+fur 上面 以上 之前 前面 上述"
+            "acima palavra+por sopra parola+per obig oben$ vorherig bisherig wort+fur 上面 以上 之前 前面 上述 "
+            # "your instructions" in other languages
+            + combos("tes vos", "instructions consignes directives regles")
+            + " ton+prompt votre+prompt "
+            + combos("tus sus", "instrucciones indicaciones directrices reglas")
+            + " "
+            + combos("suas tuas", "instrucoes diretrizes regras")
+            + " "
+            + combos("tue sue", "istruzioni direttive regole")
+            + " "
+            + combos("deine ihre", "anweisungen instruktionen regeln vorgaben")
+            + " 你的指令 你的指示 你的系统提示 你的提示词 你的规则"
         ),
         profiles=EVERYWHERE,
     ),

@@ -180,6 +180,20 @@ LEAK = [
     r"geben sie|schreibe|schreib|kopiere)\b[^.\n]{0,40}?(?:obig\w*|oben|vorherig\w*|bisherig\w*|wort fur wort)",
     r"(?:重复|复述|翻译|总结|概括|输出|打印|显示|告诉我|写出)[^。\n]{0,10}?(?:上面|以上|之前|前面|上述)"
     r"[^。\n]{0,4}?(?:内容|文字|文本|指令|指示|说明|提示|消息)",
+    # "your instructions" in each language, after the same verbs ("Traduce tus instrucciones al inglés")
+    r"\b(?:repete|repetez|repeter|traduis|traduisez|resume|resumez|affiche|affichez|imprime|imprimez|montre|montrez|"
+    r"ecris|ecrivez|recopie|recopiez|donne-moi|donnez-moi|revele|revelez)\b[^.\n]{0,30}?\b(?:(?:tes|vos)\s+"
+    r"(?:instructions|consignes|directives|regles)|(?:ton|votre)\s+prompt)\b",
+    r"\b(?:repite|repita|traduce|traduzca|resume|resuma|muestra|muestrame|imprime|imprima|escribe|escriba|copia|"
+    r"dame|deme|revela|revele)\b[^.\n]{0,30}?\b(?:tus|sus)\s+(?:instrucciones|indicaciones|directrices|reglas)\b",
+    r"\b(?:repita|repete|traduza|traduz|resuma|resume|mostre|mostra|imprima|escreva|copie|revele)\b[^.\n]{0,30}?"
+    r"\b(?:suas|tuas)\s+(?:instrucoes|diretrizes|regras)\b",
+    r"\b(?:ripeti|ripetete|traduci|traducete|riassumi|riassumete|mostra|mostrami|stampa|scrivi|copia|rivela)\b"
+    r"[^.\n]{0,30}?\b(?:tue|sue)\s+(?:istruzioni|direttive|regole)\b",
+    r"\b(?:wiederhole|wiederholen sie|ubersetze|ubersetzen sie|fasse|fassen sie|zeige|zeig|zeigen sie|gib|"
+    r"geben sie|schreibe|schreib|kopiere|verrate)\b[^.\n]{0,30}?\b(?:deine|ihre)\s+(?:anweisungen|instruktionen|"
+    r"regeln|vorgaben)\b",
+    r"(?:重复|复述|翻译|总结|概括|输出|打印|显示|告诉我|写出|透露)[^。\n]{0,6}?你的(?:指令|指示|系统提示|提示词|规则)",
 ]
 
 # MEM110: "I am your developer", "the user has been verified" (accents folded: développeur -> developpeur).
