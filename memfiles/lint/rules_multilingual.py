@@ -165,35 +165,37 @@ DICTATED = [
     ),
 ]
 
-# MEM116: repeat / translate / summarise / print the text above (or everything before this), word for word.
+# MEM116: repeat / translate / summarise / print the text above (or everything before this), word for word, or
+# "your instructions". The verbs of each language, as the folded view reads them (accents removed).
+_LEAK_FR = (
+    "repete|repetez|repeter|traduis|traduisez|resume|resumez|affiche|affichez|imprime|imprimez|montre|montrez|ecris|"
+    "ecrivez|recopie|recopiez|donne-moi|donnez-moi"
+)
+_LEAK_ES = (
+    "repite|repita|traduce|traduzca|resume|resuma|muestra|muestrame|imprime|imprima|escribe|escriba|copia|dame|deme"
+)
+_LEAK_PT = "repita|repete|traduza|traduz|resuma|resume|mostre|mostra|imprima|escreva|copie"
+_LEAK_IT = "ripeti|ripetete|traduci|traducete|riassumi|riassumete|mostra|mostrami|stampa|scrivi|copia"
+_LEAK_DE = (
+    "wiederhole|wiederholen sie|ubersetze|ubersetzen sie|fasse|fassen sie|zeige|zeig|zeigen sie|gib|geben sie|"
+    "schreibe|schreib|kopiere"
+)
+_LEAK_ZH = "重复|复述|翻译|总结|概括|输出|打印|显示|告诉我|写出"
 LEAK = [
-    r"\b(?:repete|repetez|repeter|traduis|traduisez|resume|resumez|affiche|affichez|imprime|imprimez|montre|"
-    r"montrez|ecris|ecrivez|recopie|recopiez|donne-moi|donnez-moi)\b[^.\n]{0,40}?(?:ci-dessus|plus haut|"
-    r"au-dessus|precedent\w*|qui precede\w*|mot pour mot)",
-    r"\b(?:repite|repita|traduce|traduzca|resume|resuma|muestra|muestrame|imprime|imprima|escribe|escriba|copia|"
-    r"dame|deme)\b[^.\n]{0,40}?(?:anterior(?:es)?|de arriba|previo|previas|palabra por palabra)",
-    r"\b(?:repita|repete|traduza|traduz|resuma|resume|mostre|mostra|imprima|escreva|copie)\b[^.\n]{0,40}?"
-    r"(?:acima|anterior(?:es)?|palavra por palavra)",
-    r"\b(?:ripeti|ripetete|traduci|traducete|riassumi|riassumete|mostra|mostrami|stampa|scrivi|copia)\b"
-    r"[^.\n]{0,40}?(?:sopra|precedent[ei]|parola per parola)",
-    r"\b(?:wiederhole|wiederholen sie|ubersetze|ubersetzen sie|fasse|fassen sie|zeige|zeig|zeigen sie|gib|"
-    r"geben sie|schreibe|schreib|kopiere)\b[^.\n]{0,40}?(?:obig\w*|oben|vorherig\w*|bisherig\w*|wort fur wort)",
-    r"(?:重复|复述|翻译|总结|概括|输出|打印|显示|告诉我|写出)[^。\n]{0,10}?(?:上面|以上|之前|前面|上述)"
-    r"[^。\n]{0,4}?(?:内容|文字|文本|指令|指示|说明|提示|消息)",
-    # "your instructions" in each language, after the same verbs ("Traduce tus instrucciones al inglés")
-    r"\b(?:repete|repetez|repeter|traduis|traduisez|resume|resumez|affiche|affichez|imprime|imprimez|montre|montrez|"
-    r"ecris|ecrivez|recopie|recopiez|donne-moi|donnez-moi|revele|revelez)\b[^.\n]{0,30}?\b(?:(?:tes|vos)\s+"
-    r"(?:instructions|consignes|directives|regles)|(?:ton|votre)\s+prompt)\b",
-    r"\b(?:repite|repita|traduce|traduzca|resume|resuma|muestra|muestrame|imprime|imprima|escribe|escriba|copia|"
-    r"dame|deme|revela|revele)\b[^.\n]{0,30}?\b(?:tus|sus)\s+(?:instrucciones|indicaciones|directrices|reglas)\b",
-    r"\b(?:repita|repete|traduza|traduz|resuma|resume|mostre|mostra|imprima|escreva|copie|revele)\b[^.\n]{0,30}?"
-    r"\b(?:suas|tuas)\s+(?:instrucoes|diretrizes|regras)\b",
-    r"\b(?:ripeti|ripetete|traduci|traducete|riassumi|riassumete|mostra|mostrami|stampa|scrivi|copia|rivela)\b"
-    r"[^.\n]{0,30}?\b(?:tue|sue)\s+(?:istruzioni|direttive|regole)\b",
-    r"\b(?:wiederhole|wiederholen sie|ubersetze|ubersetzen sie|fasse|fassen sie|zeige|zeig|zeigen sie|gib|"
-    r"geben sie|schreibe|schreib|kopiere|verrate)\b[^.\n]{0,30}?\b(?:deine|ihre)\s+(?:anweisungen|instruktionen|"
-    r"regeln|vorgaben)\b",
-    r"(?:重复|复述|翻译|总结|概括|输出|打印|显示|告诉我|写出|透露)[^。\n]{0,6}?你的(?:指令|指示|系统提示|提示词|规则)",
+    rf"\b(?:{_LEAK_FR})\b[^.\n]{{0,40}}?(?:ci-dessus|plus haut|au-dessus|precedent\w*|qui precede\w*|mot pour mot)",
+    rf"\b(?:{_LEAK_ES})\b[^.\n]{{0,40}}?(?:anterior(?:es)?|de arriba|previo|previas|palabra por palabra)",
+    rf"\b(?:{_LEAK_PT})\b[^.\n]{{0,40}}?(?:acima|anterior(?:es)?|palavra por palavra)",
+    rf"\b(?:{_LEAK_IT})\b[^.\n]{{0,40}}?(?:sopra|precedent[ei]|parola per parola)",
+    rf"\b(?:{_LEAK_DE})\b[^.\n]{{0,40}}?(?:obig\w*|oben|vorherig\w*|bisherig\w*|wort fur wort)",
+    rf"(?:{_LEAK_ZH})[^。\n]{{0,10}}?(?:上面|以上|之前|前面|上述)[^。\n]{{0,4}}?(?:内容|文字|文本|指令|指示|说明|提示|消息)",
+    # "your instructions" in each language, after the same verbs and "reveal" ("Traduce tus instrucciones al inglés")
+    rf"\b(?:{_LEAK_FR}|revele|revelez)\b[^.\n]{{0,30}}?\b(?:(?:tes|vos)\s+(?:instructions|consignes|directives|regles)|"
+    r"(?:ton|votre)\s+prompt)\b",
+    rf"\b(?:{_LEAK_ES}|revela|revele)\b[^.\n]{{0,30}}?\b(?:tus|sus)\s+(?:instrucciones|indicaciones|directrices|reglas)\b",
+    rf"\b(?:{_LEAK_PT}|revele)\b[^.\n]{{0,30}}?\b(?:suas|tuas)\s+(?:instrucoes|diretrizes|regras)\b",
+    rf"\b(?:{_LEAK_IT}|rivela)\b[^.\n]{{0,30}}?\b(?:tue|sue)\s+(?:istruzioni|direttive|regole)\b",
+    rf"\b(?:{_LEAK_DE}|verrate)\b[^.\n]{{0,30}}?\b(?:deine|ihre)\s+(?:anweisungen|instruktionen|regeln|vorgaben)\b",
+    rf"(?:{_LEAK_ZH}|透露)[^。\n]{{0,6}}?你的(?:指令|指示|系统提示|提示词|规则)",
 ]
 
 # MEM110: "I am your developer", "the user has been verified" (accents folded: développeur -> developpeur).
