@@ -129,14 +129,128 @@ def test_recent_episode_outranks_an_equally_relevant_old_one(home: Path) -> None
     items = json.loads(mem("recall", "order delivery", "-u", "alice", "--format", "json"))
     assert [i["session"] for i in items] == ["s-new", "s-old"]
     assert items[0]["relevance"] == items[1]["relevance"]
-    assert items[0]["age_days"] == 7.0 and items[0]["decay"] == pytest.approx(0.8507, abs=1e-4)
-    assert items[0]["score"] > 10 * items[1]["score"]
+    # a bounded prior: 1 - 0.1 * (1 - 0.5 ** (7 / 30)) for the new one, and the old one keeps over 90 %
+    assert items[0]["age_days"] == 7.0 and items[0]["decay"] == pytest.approx(0.98507, abs=1e-4)
+    assert items[0]["score"] > items[1]["score"] >= 0.9 * items[1]["relevance"]
     flat = json.loads(mem("recall", "order delivery", "-u", "alice", "--format", "json", "--half-life", "0"))
     assert flat[0]["score"] == flat[1]["score"] and flat[0]["decay"] == 1.0
+
+
+def test_an_explicit_half_life_or_a_full_recency_weight_is_classic_decay(home: Path) -> None:
+    summary = "Asked about the delivery of order O-4471."
+    mem("episode", summary, "-u", "alice", "--session", "s-old", "--at", "2026-02-20", now="2026-02-20")
+    mem("episode", summary, "-u", "alice", "--session", "s-new", "--at", "2026-08-13", now="2026-08-13")
+    strong = json.loads(mem("recall", "order delivery", "-u", "alice", "--format", "json", "--half-life", "30"))
+    assert strong[0]["decay"] == pytest.approx(0.8507, abs=1e-4) and strong[0]["score"] > 10 * strong[1]["score"]
+    bounded = json.loads(
+        mem(
+            "recall",
+            "order delivery",
+            "-u",
+            "alice",
+            "--format",
+            "json",
+            "--half-life",
+            "30",
+            "--recency-weight",
+            "0.1",
+        )
+    )
+    assert bounded[0]["decay"] == pytest.approx(0.98507, abs=1e-4)
     config = home / "mem.toml"
+    config.write_text(config.read_text().replace("recency_weight = 0.1", "recency_weight = 1"))
+    full = json.loads(mem("recall", "order delivery", "-u", "alice", "--format", "json"))
+    assert full[1]["decay"] == pytest.approx(0.5 ** (181 / 30), abs=1e-4)
     config.write_text(config.read_text().replace("half_life_days = 30", "half_life_days = 365"))
     slow = json.loads(mem("recall", "order delivery", "-u", "alice", "--format", "json"))
     assert slow[1]["decay"] == pytest.approx(0.5 ** (181 / 365), abs=1e-4)
+
+
+def test_a_clearly_more_relevant_old_episode_beats_a_weakly_relevant_new_one(home: Path) -> None:
+    mem(
+        "episode",
+        "Decided the database migration to Postgres 16 runs on the first weekend of March.",
+        "-u",
+        "alice",
+        "--session",
+        "s-march",
+        "--at",
+        "2025-03-03",
+        now="2025-03-03",
+    )
+    mem(
+        "episode",
+        "Backed up the database on Sunday, then chatted about the weekend.",
+        "-u",
+        "alice",
+        "--session",
+        "s-recent",
+        "--at",
+        "2026-03-01",
+        now="2026-03-01",
+    )
+    items = json.loads(
+        mem(
+            "recall",
+            "what did we decide about the database migration",
+            "-u",
+            "alice",
+            "--format",
+            "json",
+            "--min-score",
+            "0.1",
+            now="2026-03-02",
+        )
+    )
+    assert [i["session"] for i in items] == ["s-march", "s-recent"]
+    # with full decay (the old default) the year-old decision was buried under yesterday's chat
+    old = json.loads(
+        mem(
+            "recall",
+            "what did we decide about the database migration",
+            "-u",
+            "alice",
+            "--format",
+            "json",
+            "--min-score",
+            "0.1",
+            "--recency-weight",
+            "1",
+            now="2026-03-02",
+        )
+    )
+    assert old[0]["session"] == "s-recent"
+
+
+def test_a_query_asking_for_the_latest_weighs_recency_more(home: Path) -> None:
+    mem(
+        "episode",
+        "Budget review call: the quarterly budget for hiring is approved.",
+        "-u",
+        "alice",
+        "--at",
+        "2026-01-05",
+    )
+    mem("episode", "Sent the travel receipts and a budget question.", "-u", "alice", "--at", "2026-03-01")
+
+    def decays(query: str) -> list[float]:
+        return [
+            i["decay"] for i in json.loads(mem("recall", query, "-u", "alice", "--format", "json", now="2026-03-02"))
+        ]
+
+    fading = 1 - 0.5 ** (56 / 30)
+    assert decays("the quarterly budget") == [pytest.approx(1 - 0.1 * fading, abs=1e-4)]
+    # "the latest" is a wish for recency, not a word to match: the same episode, with recency weighing 0.5
+    assert decays("the latest on the quarterly budget") == [pytest.approx(1 - 0.5 * fading, abs=1e-4)]
+    # a date named in the query narrows by date instead
+    assert decays("the quarterly budget we discussed recently, in January 2026") == [
+        pytest.approx(1 - 0.1 * fading, abs=1e-4)
+    ]
+
+
+def test_recency_weight_outside_zero_to_one_is_refused(home: Path) -> None:
+    result = runner.invoke(app, ["recall", "x", "-u", "alice", "--recency-weight", "2"])
+    assert result.exit_code == 2 and "recency-weight" in result.output
 
 
 def test_as_of_returns_the_superseded_value_as_it_was_then(home: Path) -> None:

@@ -114,10 +114,13 @@ class Home:
         half_life_days: float | None = None,
         max_chars: int | None = None,
         lexical: bool = False,
+        recency_weight: float | None = None,
     ) -> RecallResult:
         """Recall from several scopes at once (a user plus their org), like `mem recall -u ID -s org:ID`.
 
         `since` may also be `Nd` (the last N days); `budget` is in estimated tokens, `max_chars` in characters.
+        Recency is a bounded prior (`recency_weight`, mem.toml's by default); an explicit `half_life_days` alone
+        asks for full decay (docs/FORMAT.md, "Recency").
         With the extra memfiles[semantic] installed the ranking is hybrid (words and meaning) unless
         `lexical=True` or mem.toml's `[recall] ranking = "lexical"`; `notes` then says what it could not do.
         """
@@ -126,7 +129,9 @@ class Home:
 
         chosen = _parse_scopes(scopes)
         dates = when_text(since), when_text(until), when_text(as_of)
-        options = retrieve.recall_options(self.settings.safe, k, kind, *dates, min_score, half_life_days)
+        options = retrieve.recall_options(
+            self.settings.safe, k, kind, *dates, min_score, half_life_days, recency_weight
+        )
         semantic, notes = self._semantic(lexical)
         found = retrieve.recall(
             self.paths, chosen, query, options, budget=budget, max_chars=max_chars, semantic=semantic

@@ -283,6 +283,7 @@ class ScopeHandle:
         min_score: float | None = None,
         budget: int | None = None,
         half_life_days: float | None = None,
+        recency_weight: float | None = None,
         lexical: bool = False,
     ) -> RecallResult:
         """Facts and episodes relevant to `query`, as `mem recall` finds them (`str()` is the block)."""
@@ -297,6 +298,7 @@ class ScopeHandle:
             min_score=min_score,
             budget=budget,
             half_life_days=half_life_days,
+            recency_weight=recency_weight,
             lexical=lexical,
         )
 

@@ -32,7 +32,16 @@ def recall(
     ] = None,
     fmt: Annotated[Literal["block", "json", "table"], typer.Option("--format", help="Output format.")] = "block",
     explain: Annotated[bool, typer.Option("--explain", help="Show why each item was chosen, with scores.")] = False,
-    half_life: Annotated[float | None, typer.Option(min=0, help="Episode half-life in days (0 = no decay).")] = None,
+    half_life: Annotated[
+        float | None,
+        typer.Option(min=0, help="Episode half-life in days (0 = no decay); given alone, recency weighs fully."),
+    ] = None,
+    recency_weight: Annotated[
+        float | None,
+        typer.Option(
+            min=0, max=1, help="How much recency may weigh against relevance, 0-1 (default 0.1; 1 = full decay)."
+        ),
+    ] = None,
     hook: Annotated[
         bool, typer.Option("--hook", help="Claude Code hook: read its JSON on stdin, always exit 0.")
     ] = False,
@@ -59,6 +68,7 @@ def recall(
         min_score=min_score,
         budget=budget,
         half_life_days=half_life,
+        recency_weight=recency_weight,
         lexical=lexical,
     )
     output.problems(found.problems)

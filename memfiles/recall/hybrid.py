@@ -11,7 +11,8 @@
    long sessions' best passages into noise (docs/FORMAT.md, "Recall by meaning").
 4. The threshold stays: an item is kept only if its own lexical relevance reaches --min-score or its
    cosine reaches SEMANTIC_MIN, so a question about something never stored still returns nothing.
-   Episodes are then weighted by recency as before; a key hit still ranks first; ties go newest first.
+   Episodes are then weighted by recency as the lexical ranking weighs them (a bounded prior,
+   ranking.recency); a key hit still ranks first; ties go newest first.
 
 Vectors come from memfiles.recall.vectors; what has none yet is embedded while the read's time budget
 lasts (READ_BUDGET_S), and ranked by its lexical score alone beyond that, which the caller is told.
@@ -182,6 +183,7 @@ def rank(
     # semantic side brings POOL of its own; a wider lexical cut only slows the index's early stop).
     if not query.strip():
         return ranking.rank(memories, query, now, options, indexed)  # everything in range: nothing to mean
+    options = replace(options, recency_weight=ranking.recency_weight(options, query))
     wide = replace(options, min_score=1e-9, k_facts=10**9, k_episodes=max(LEXICAL_POOL, 2 * options.k_episodes))
     lexical = ranking.rank(memories, query, now, wide, indexed)
     reference = options.as_of or now
@@ -345,7 +347,7 @@ def _fuse(
         item.relevance = replace(relevance, score=fused + (1.0 if relevance.key_hit else 0.0))
         if item.episode is not None:
             item.age_days = clock.age_days(item.episode.started_at, reference)
-            item.decay = ranking.decay(item.age_days, options.half_life_days)
+            item.decay = ranking.recency(item.age_days, options.half_life_days, options.recency_weight)
         item.score = item.relevance.score * item.decay
         kept.append(item)
     kept += _told_together(kept, left)

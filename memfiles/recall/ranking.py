@@ -4,7 +4,12 @@ Pure: facts, episodes, a query and "now" in; ranked items with their scores out.
 - Relevance of each fact or episode comes from memfiles.recall.relevance (words, dates, BM25 frequency,
   passages, typos); relevance is at most 1 unless a fact's key is named (an exact key hit, ranked first).
 - An episode next to matching episodes of the same session gets part of their relevance (context).
-- Facts never decay; episodes are weighted by recency: relevance × exp(-ln2 · age_days / half_life).
+- Facts never decay. Recency is a bounded prior on episodes (FORMAT.md, "Recency"): an episode's score is
+  relevance × (1 − w · (1 − exp(-ln2 · age_days / half_life))), w = RECENCY_WEIGHT (0.1) by default, so a
+  year-old episode keeps at least 90 % of its relevance: among episodes of similar relevance the recent
+  one wins, and a clearly more relevant old one still beats a weakly relevant new one. w = 1 is full
+  decay (an explicit --half-life or `recency_weight = 1`); a query that asks for the latest ("recently",
+  "the latest on …") and names no date weighs recency at least LATEST_WEIGHT.
 - Below the relevance threshold nothing is returned: nothing is better than noise.
 """
 
@@ -53,6 +58,8 @@ __all__ = [
 ]
 
 MIN_SCORE = 0.3  # default relevance threshold (--min-score)
+RECENCY_WEIGHT = 0.1  # the most recency may take from an episode's score (FORMAT.md, "Recency")
+LATEST_WEIGHT = 0.5  # at least this when the query asks for the latest ("recently", "the latest on …")
 # Invariant (relied on by rank's indexed path): an episode's relevance, session context included, never
 # exceeds this (only a fact's key hit does), so once decay × MAX_RELEVANCE is below the k-th best score
 # found, no older episode can enter the top k.
@@ -66,6 +73,21 @@ def decay(age_days: float, half_life_days: float) -> float:
     if half_life_days <= 0:
         return 1.0
     return math.exp(-math.log(2) * age_days / half_life_days)
+
+
+def recency(age_days: float, half_life_days: float, weight: float) -> float:
+    """An episode's recency factor: 1 − weight · (1 − decay), between 1 − weight and 1 (weight 1: `decay` itself)."""
+    return 1.0 - weight * (1.0 - decay(age_days, half_life_days))
+
+
+def recency_weight(options: Options, query: str) -> float:
+    """The weight recency gets for this query: the options' own, and at least LATEST_WEIGHT when the query asks
+    for the latest and names no date (a date it names narrows by date instead)."""
+    from memfiles.recall.timeterms import asks_latest
+
+    if query and options.recency_weight < LATEST_WEIGHT and asks_latest(query):
+        return LATEST_WEIGHT
+    return options.recency_weight
 
 
 @dataclass(slots=True)
@@ -86,6 +108,7 @@ class Options:
     kind: str = "all"  # all | facts | episodes
     min_score: float = MIN_SCORE
     half_life_days: float = 30.0
+    recency_weight: float = RECENCY_WEIGHT  # 1: full decay (see `recency`)
     since: When | None = None
     until: When | None = None
     as_of: When | None = None
@@ -127,7 +150,7 @@ class Item:
             meaning = "no vector yet" if self.semantic is None else f"{self.semantic:.3f}"
             parts.append(f"lexical {self.lexical:.3f}, semantic {meaning}, fused {self.relevance.score:.3f}")
         if self.episode is not None and self.age_days is not None:
-            parts.append(f"{self.age_days:.1f} days old, decay ×{self.decay:.3f}")
+            parts.append(f"{self.age_days:.1f} days old, recency ×{self.decay:.3f}")
         return "; ".join(parts) or "no query: everything in range"
 
 
@@ -185,6 +208,7 @@ def rank(
     the result is the same.
     """
     reference = options.as_of or now
+    options = replace(options, recency_weight=recency_weight(options, query))
     facts: list[Item] = []
     episodes: list[Item] = []
     for memory in memories:
@@ -224,7 +248,7 @@ def _finish(item: Item, near: float, options: Options, reference: When) -> bool:
         item.relevance = replace(relevance, score=relevance.score + gain, context=near)
     if item.episode is not None:
         item.age_days = clock.age_days(item.episode.started_at, reference)
-        item.decay = decay(item.age_days, options.half_life_days)
+        item.decay = recency(item.age_days, options.half_life_days, options.recency_weight)
     item.score = item.relevance.score * item.decay
     return True
 
@@ -245,11 +269,12 @@ def _rank_indexed(
     best: list[float] = []  # the k highest scores so far (a min-heap)
     sessions: dict[tuple[str, str], list[tuple[tuple[object, ...], str, float]]] = {}
     for scope, episode, document in source.newest_first(wanted):
-        fading = 1.0  # its decay, needed only once the top k is full
+        fading = 1.0  # its recency factor, needed only once the top k is full
         if len(best) >= options.k_episodes:
-            fading = decay(clock.age_days(episode.started_at, reference), options.half_life_days)
+            age = clock.age_days(episode.started_at, reference)
+            fading = recency(age, options.half_life_days, options.recency_weight)
             if MAX_RELEVANCE * fading * (1 + 1e-9) < best[0]:
-                break  # see MAX_RELEVANCE: every older episode decays at least as much
+                break  # see MAX_RELEVANCE: every older episode's recency factor is at most this one's
         item = Item("episode", scope, 0.0, score_document(prepared, document), episode=episode)
         if not _may_win(item.relevance, fading, best, options):
             continue  # below the threshold, or out of the top k even with the best session context

@@ -82,8 +82,12 @@ def recall_options(
     as_of: str | When | None = None,
     min_score: float | None = None,
     half_life_days: float | None = None,
+    recency_weight: float | None = None,
 ) -> Options:
-    """Recall options from command-line values: dates parsed, `Nd` counted back from --as-of (or now)."""
+    """Recall options from command-line values: dates parsed, `Nd` counted back from --as-of (or now).
+
+    An explicit `half_life_days` (`--half-life`) asks for that decay in full (recency weight 1) unless a
+    `recency_weight` is given too; otherwise mem.toml's `half_life_days` and `recency_weight` apply."""
     if kind not in ("all", "facts", "episodes"):
         raise UsageError(f"--kind {kind!r}: use all, facts or episodes")
     moment = clock.parse_when(as_of) if as_of else None
@@ -93,10 +97,19 @@ def recall_options(
         kind=kind,
         min_score=MIN_SCORE if min_score is None else min_score,
         half_life_days=config.memory.half_life_days if half_life_days is None else half_life_days,
+        recency_weight=_weight(config, half_life_days, recency_weight),
         since=_since(since, moment or clock.now()) if since else None,
         until=clock.parse_when(until) if until else None,
         as_of=moment,
     )
+
+
+def _weight(config: Config, half_life_days: float | None, recency_weight: float | None) -> float:
+    if recency_weight is not None:
+        if not 0 <= recency_weight <= 1:
+            raise UsageError(f"--recency-weight {recency_weight:g}: give 0 (no recency) to 1 (full decay)")
+        return recency_weight
+    return 1.0 if half_life_days is not None else config.memory.recency_weight
 
 
 def _since(value: str | When, reference: When) -> When:

@@ -91,6 +91,20 @@ def asks_when(text: str) -> bool:
     return _ASKS_WHEN.search(text.lower()) is not None
 
 
+_ASKS_LATEST = re.compile(
+    r"\b(?:latest|newest|most\s+recent(?:ly)?|recently|lately|(?:the\s+)?last\s+time|these\s+days|nowadays)\b"
+)
+
+
+def asks_latest(text: str) -> bool:
+    """Whether a query asks for the newest ("the latest on…", "what did we discuss recently", "last time") and
+    names no date: then recency weighs more (memfiles.recall.ranking.recency_weight), and those words are no
+    topic to match (`query_dates` leaves them out)."""
+    if _ASKS_LATEST.search(text.lower()) is None:
+        return False
+    return not [term for term in query_dates(text).terms if term != WHEN]
+
+
 def day_term(day: date) -> str:
     return f"{PREFIX}{day.isoformat()}"
 
@@ -112,8 +126,8 @@ class Dates:
 
 def query_dates(text: str, now: When | None = None) -> Dates:
     """The date terms of a query; relative dates ("last week") only when `now` (a When) is given."""
-    found = Dates(text=text)
-    lowered = text.lower()
+    lowered = _ASKS_LATEST.sub(lambda m: " " * len(m.group()), text.lower())  # a wish for recency, not a topic
+    found = Dates(text=lowered if lowered != text.lower() else text)
     if asks_when(lowered):
         found.terms.append(WHEN)
     if not any(ch.isdigit() for ch in lowered) and not _maybe_date(lowered):
