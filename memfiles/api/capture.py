@@ -20,6 +20,7 @@ from memfiles.errors import MemError, RefusedError, UsageError
 from memfiles.outcome import Outcome
 
 if TYPE_CHECKING:
+    from memfiles.api.home import Home
     from memfiles.api.scope import ScopeHandle
     from memfiles.capture.summary import Draft
 
@@ -160,7 +161,7 @@ def _extract(scope: ScopeHandle, done: Captured) -> Captured:
 
 
 def capture_hook(
-    payload: str,
+    payload: str | bytes,
     *,
     home: str | os.PathLike[str] | None = None,
     user: str | None = None,
@@ -176,11 +177,29 @@ def capture_hook(
     is a refused or quarantined capture and a skipped extractor.
     """
     from memfiles.api.home import open_home
+    from memfiles.api.hooks import record
+
+    try:
+        event = hook_event(payload)
+        cwd = event.get("cwd") if isinstance(event.get("cwd"), str) and event.get("cwd") else None
+        opened = open_home(home, cwd=cwd)
+    except MemError as exc:
+        from memfiles.api.hooks import home_without_input
+
+        record(home_without_input(Path(home) if home else None), "capture-hook", False, str(exc))
+        raise
+    done = _capture_hook(opened, event, cwd, user, scope, extract)
+    refused = done.outcome is not None and done.outcome.kind == "refused"
+    record(opened, "capture-hook", not refused, done.outcome.line() if refused and done.outcome else "", cwd=cwd)
+    return done
+
+
+def _capture_hook(
+    opened: Home, event: dict[str, Any], cwd: str | None, user: str | None, scope: str | None, extract: bool
+) -> Captured:
+    from memfiles.api.hooks import record
     from memfiles.ops import capture as saving
 
-    event = hook_event(payload)
-    cwd = event.get("cwd") if isinstance(event.get("cwd"), str) and event.get("cwd") else None
-    opened = open_home(home, cwd=cwd)
     name = str(event.get("hook_event_name") or "hook")
     session = str(event.get("session_id") or "")
     try:
@@ -191,6 +210,7 @@ def capture_hook(
         done = capture(handle, transcript, format="claude-code", session=session or None, cwd=cwd, extract=extract)
     except MemError as exc:
         saving.log(opened.paths, name, session, str(exc))
+        record(opened, "capture-hook", False, str(exc), cwd=cwd)
         raise
     if done.outcome is not None and done.outcome.kind in ("refused", "quarantined"):
         saving.log(opened.paths, name, session, done.outcome.line())

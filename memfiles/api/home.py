@@ -124,9 +124,11 @@ class Home:
         With the extra memfiles[semantic] installed the ranking is hybrid (words and meaning) unless
         `lexical=True` or mem.toml's `[recall] ranking = "lexical"`; `notes` then says what it could not do.
         """
+        from memfiles.api.inputs import utf8_text
         from memfiles.api.models import RecallResult
         from memfiles.recall import retrieve
 
+        utf8_text(query, "the query")
         chosen = _parse_scopes(scopes)
         dates = when_text(since), when_text(until), when_text(as_of)
         options = retrieve.recall_options(
@@ -141,23 +143,14 @@ class Home:
 
     def _semantic(self, lexical: bool) -> tuple[Semantic | None, list[str]]:
         """The hybrid ranking's model when it applies; nothing of the extra is imported otherwise."""
-        settings = self.settings.safe
-        ranking = os.environ.get("MEM_RANKING") or settings.recall.ranking  # $MEM_RANKING=lexical: words only
-        if lexical or ranking == "lexical":
-            return None, []
         from memfiles.recall import embedder
 
-        if not embedder.available():
+        if lexical or not embedder.wanted(self.settings.safe):
             return None, []
         from memfiles.recall import hybrid
 
-        files = None
-        if settings.semantic.model or settings.semantic.tokenizer:
-            model = Path(settings.semantic.model) if settings.semantic.model else embedder.ModelFiles.default().model
-            tokenizer = Path(settings.semantic.tokenizer) if settings.semantic.tokenizer else embedder.TOKENIZER
-            files = embedder.ModelFiles(model, tokenizer)
         try:
-            return hybrid.open_session(self.paths, files), []
+            return hybrid.open_session(self.paths, embedder.model_files(self.settings.safe)), []
         except embedder.ModelUnavailable as exc:
             return None, [f"recall: ranked by words only: {exc}"]
 
@@ -230,13 +223,39 @@ class Home:
         return [Consolidation.of(plan) for plan in consolidate.run(self.paths, self.config, chosen, options, progress)]
 
     def sync(
-        self, remote: str = "origin", *, commit: bool = False, warn: Callable[[str], None] | None = None
+        self,
+        remote: str = "origin",
+        *,
+        commit: bool = False,
+        warn: Callable[[str], None] | None = None,
+        progress: Progress | None = None,
     ) -> SyncReport:
-        """Fetch, merge and push `remote`; `commit=True` commits hand edits first; `warn` hears what needs care."""
+        """Fetch, merge and push `remote`; `commit=True` commits hand edits first; `warn` hears what needs care.
+
+        With recall by meaning on, what arrived is embedded before it returns (`progress`), as every write's is."""
         from memfiles.api.models import SyncReport
         from memfiles.ops.sync import sync
 
-        return SyncReport.model_validate(sync(self.paths, remote, commit, warn=warn).to_dict())
+        report = SyncReport.model_validate(sync(self.paths, remote, commit, warn=warn).to_dict())
+        self.embed_missing(progress, warn)
+        return report
+
+    def embed_missing(self, progress: Progress | None = None, warn: Callable[[str], None] | None = None) -> int:
+        """Embed every fact and episode of the home that has no vector yet (recall by meaning; nothing when it is
+        off). A model that cannot load is said through `warn`; `mem doctor` reports what is left."""
+        from memfiles.recall import embedder
+
+        if not embedder.wanted(self.settings.safe):
+            return 0
+        from memfiles.recall import vector_build
+
+        try:
+            model = embedder.load(embedder.model_files(self.settings.safe), cache=self.paths.cache)
+            return sum(vector_build.catch_up(self.paths, scope, model, progress) for scope in self.paths.scopes())
+        except embedder.ModelUnavailable as exc:
+            if warn is not None:
+                warn(f"not embedded for recall by meaning: {exc}; `mem doctor --fix` embeds it later")
+            return 0
 
     def doctor(self, *, fix: bool = False, reindex: bool = False, progress: Progress | None = None) -> DoctorReport:
         """Check files, git state, recall indexes and leftovers of interrupted writes; `fix` repairs what is safe.
@@ -251,7 +270,7 @@ class Home:
             model, notes = self._model()
             rebuilt = doctor.reindex(self.paths, model, progress) + notes
         done, problems = doctor.run(self.paths, fix, use_index=reindex)
-        accepted = doctor.notes(self.paths, use_index=reindex)
+        accepted = doctor.notes(self.paths, use_index=reindex) + doctor.health_notes(self.paths)
         return DoctorReport(fixed=rebuilt + done, problems=[p.line() for p in problems], notes=accepted)
 
     def _model(self) -> tuple[Embedder | None, list[str]]:
@@ -342,13 +361,16 @@ def init(path: str | os.PathLike[str] | None = None, *, force: bool = False) -> 
     return Initialised(root=root, created=init_home(root, force=force))
 
 
-def clone(url: str, path: str | os.PathLike[str] | None = None) -> Cloned:
-    """Set up another machine: clone the home at `url` and register the merge driver (`mem init --clone`)."""
+def clone(url: str, path: str | os.PathLike[str] | None = None, *, progress: Progress | None = None) -> Cloned:
+    """Set up another machine: clone the home at `url` and register the merge driver (`mem init --clone`); with
+    recall by meaning on, its memory is embedded before it returns (`progress`)."""
     from memfiles.api.models import Cloned
     from memfiles.ops.sync import clone_home
 
     root = layout.resolve_home(path)
-    return Cloned(url=url, root=root, started=clone_home(url, root))
+    cloned = Cloned(url=url, root=root, started=clone_home(url, root))
+    open_home(root).embed_missing(progress)
+    return cloned
 
 
 def merge_driver(

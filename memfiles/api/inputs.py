@@ -140,15 +140,41 @@ def when_text(value: When | None) -> str | None:
     return clock.iso(clock.parse_when(value))
 
 
-def hook_event(payload: str) -> dict[str, Any]:
-    """The JSON object an assistant's hook gets on stdin (empty input: no fields)."""
+def utf8_text(value: str, what: str) -> str:
+    """`value` if it is valid UTF-8 text, else a UsageError saying which byte is not (and in `what`)."""
+    from memfiles.ops.textfield import not_utf8
+
+    wrong = not_utf8(value)
+    if wrong:
+        raise UsageError(f"{what} {wrong}")
+    return value
+
+
+def hook_event(payload: str | bytes) -> dict[str, Any]:
+    """The JSON object an assistant's hook gets on stdin (empty input: no fields); text that is not UTF-8, in the
+    input or escaped inside it (`"\\udce9"`), is a UsageError saying where."""
+    if isinstance(payload, bytes):
+        try:
+            payload = payload.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"hook input is not UTF-8 text (byte 0x{payload[exc.start]:02x} at byte {exc.start + 1})"
+            ) from None
     try:
         event = json.loads(payload) if payload.strip() else {}
     except json.JSONDecodeError as exc:
         raise UsageError(f"hook input is not JSON: {exc.msg}") from None
+    except RecursionError:
+        raise UsageError("hook input is nested too deeply to read") from None
     if not isinstance(event, dict):
         raise UsageError("hook input must be a JSON object")
+    for key, value in event.items():
+        if isinstance(value, str) and key not in _PATHS:  # a file name may be any bytes; text may not
+            utf8_text(value, f"hook input's {key!r}")
     return event
+
+
+_PATHS = ("transcript_path", "cwd")
 
 
 def read_file(path: Path, *, what: str, limit: int, folder: str) -> bytes:

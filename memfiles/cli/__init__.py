@@ -17,5 +17,17 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """The `mem` console script: run the app on the command line (exits with the command's code)."""
+    """The `mem` console script: run the app on the command line (exits with the command's code).
+
+    An argument that is not UTF-8 (Python keeps its bytes as lone surrogates) is refused here, before any
+    command runs: one line naming it, exit 2, nothing read or written."""
+    import sys
+
+    from memfiles.ops.textfield import not_utf8
+
+    for n, argument in enumerate(sys.argv[1:], 1):
+        wrong = not_utf8(argument)
+        if wrong:
+            sys.stderr.write(f"mem: error: argument {n} {wrong}\n")
+            raise SystemExit(2)
     app()

@@ -75,7 +75,7 @@ def _hook(home: Path | None, user: str | None, scope: str | None, extract: bool)
     from memfiles.api.capture import capture_hook
 
     try:
-        done = capture_hook(sys.stdin.read(), home=home, user=user, scope=scope, extract=extract)
+        done = capture_hook(sys.stdin.buffer.read(), home=home, user=user, scope=scope, extract=extract)
     except Exception as exc:  # a broken capture must never break the session it records
         output.error(f"capture hook: {exc}")
         return

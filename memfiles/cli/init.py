@@ -27,6 +27,8 @@ def init(
 
     where = path or home_option(ctx)
     if clone is not None:
-        output.cloned(api.clone(clone, where))
+        with output.progress("embedding the memory") as tick:
+            cloned = api.clone(clone, where, progress=tick)
+        output.cloned(cloned)
     else:
         output.initialised(api.init(where, force=force))

@@ -78,11 +78,12 @@ def recall(
 
 
 def _hook(home: Path | None, users: list[str], scopes: list[str]) -> None:
-    """Always exit 0, so a broken memory never blocks a session: a problem is one line on stderr."""
-    from memfiles.cli.hook import hook_text
+    """Always exit 0, so a broken memory never blocks a session: a problem is one line on stderr, and every
+    outcome is recorded for `mem doctor`."""
+    from memfiles.api.hooks import recall_hook
 
     try:
-        text = hook_text(sys.stdin.read(), home, users, scopes)
+        text = recall_hook(sys.stdin.buffer.read(), home, users, scopes)
     except Exception as exc:
         output.error(f"hook: {exc}")
         return

@@ -25,7 +25,9 @@ def sync(
     Refuses uncommitted hand edits unless --commit is given. `mem` must be on PATH for git to run
     the merge driver.
     """
-    output.synced(open_home(ctx).sync(remote, commit=commit, warn=output.warn), as_json)
+    with output.progress("embedding what arrived") as tick:
+        report = open_home(ctx).sync(remote, commit=commit, warn=output.warn, progress=tick)
+    output.synced(report, as_json)
 
 
 @app.command("merge-driver", hidden=True)

@@ -132,6 +132,16 @@ class Paths:
     def locks(self) -> Path:
         return self.cache / "locks"
 
+    @property
+    def reindex_mark(self) -> Path:
+        """There while `mem doctor --reindex` runs: left behind, it says the reindex was interrupted."""
+        return self.cache / "reindex-unfinished"
+
+    @property
+    def health_file(self) -> Path:
+        """What the hooks and the embedding of writes last did (memfiles.store.health), for `mem doctor`."""
+        return self.cache / "health.json"
+
     def scope_dir(self, scope: Scope) -> Path:
         return self._inside(self.root / KINDS[scope.kind] / scope.id)
 

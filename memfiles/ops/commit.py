@@ -120,7 +120,14 @@ def note_written(paths: Paths, scope: Scope, relpaths: list[str]) -> None:
         from memfiles.recall import index
 
         index.note_written(paths, scope, relpaths)
-    if "memfiles.recall.embedder" in sys.modules:  # the semantic extra's model may be loaded (mem mcp, the API)
+    from memfiles.format.config import load_settings
+    from memfiles.recall import embedder  # light: the extra loads only if this home ranks by meaning
+
+    try:
+        config = load_settings(paths.root).safe
+    except MemError:
+        return  # settings broken after the write: `mem doctor` says so, and the next read catches up
+    if embedder.wanted(config):
         from memfiles.recall import vector_build
 
-        vector_build.after_write(paths, scope)
+        vector_build.after_write(paths, scope, relpaths, config)

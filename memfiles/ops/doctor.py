@@ -59,8 +59,10 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
             except MemError as exc:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
     problems.extend(_indexes(paths))
+    problems.extend(_vectors(paths))
     problems.extend(_flagged(paths, use_index))
     problems.extend(_capture_log(paths))
+    problems.extend(_health(paths))
     problems.extend(_temp_files(paths))
     problems.extend(_git_state(paths))
     return problems
@@ -131,8 +133,20 @@ def reindex(paths: Paths, model: Embedder | None = None, tick: Callable[[int, in
     """Rebuild the recall index of every scope with episodes (or an index) from its files (`--reindex`).
 
     With `model` (the semantic extra's), every scope's vectors are embedded again too, `tick(done, total)`
-    reporting the progress.
+    reporting the progress. A mark in `.cache/` says a reindex is under way until it ends: an interrupted one
+    is reported by `examine` (and finished by `--fix`).
     """
+
+    mark = paths.reindex_mark
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    if not mark.is_symlink():
+        mark.write_text(clock.iso(clock.now()) + "\n", encoding="utf-8")
+    done = _reindex(paths, model, tick)
+    mark.unlink(missing_ok=True)
+    return done
+
+
+def _reindex(paths: Paths, model: Embedder | None, tick: Callable[[int, int], None] | None) -> list[str]:
     from memfiles.recall import index
 
     done = []
@@ -146,6 +160,106 @@ def reindex(paths: Paths, model: Embedder | None = None, tick: Callable[[int, in
             embedded = vector_build.rebuild(paths, scope, model, tick)
             done.append(f"{scope}: {embedded} episode(s) and fact(s) embedded by meaning (memfiles[semantic])")
     return done
+
+
+def _model(paths: Paths) -> Embedder | None:
+    """The home's embedding model, loaded, when it ranks by meaning (None without the extra or when lexical)."""
+    from memfiles.format.config import load_settings
+    from memfiles.recall import embedder
+
+    config = load_settings(paths.root).safe
+    if not embedder.wanted(config):
+        return None
+    return embedder.load(embedder.model_files(config), cache=paths.cache)
+
+
+def _vectors(paths: Paths) -> list[Problem]:
+    """With recall by meaning on: an unfinished reindex, and facts or episodes that have no vectors yet (a pull,
+    a hand edit, a write whose model failed, a home written before the extra): recall would rank them by
+    words only. `--fix` embeds them (a reindex left unfinished is run again)."""
+    from memfiles.format.config import load_settings
+    from memfiles.recall import embedder
+
+    try:
+        config = load_settings(paths.root).safe
+    except MemError:
+        return []  # _settings reports it
+    if not embedder.wanted(config):
+        return []
+    if paths.reindex_mark.exists() or paths.reindex_mark.is_symlink():
+
+        def finish() -> str:
+            return "; ".join(reindex(paths, _model(paths)))
+
+        what = "`mem doctor --reindex` was interrupted: indexes and vectors are partly built"
+        return [Problem(paths.relative(paths.reindex_mark), what, finish)]
+    try:
+        model_id = embedder.model_files(config).id
+    except embedder.ModelUnavailable as exc:
+        return [Problem(layout.LOCAL_CONFIG_NAME, f"recall by meaning cannot load its model: {exc}")]
+    from memfiles.recall import vector_build
+
+    found = []
+    for scope in paths.scopes():
+        facts, episodes = vector_build.missing(paths, scope, model_id)
+        if facts or episodes:
+            what = f"{facts} fact(s) and {episodes} episode(s) have no vectors yet, so recall finds them by words only"
+            found.append(Problem(str(scope), what, _embedder(paths, scope)))
+    return found
+
+
+def _embedder(paths: Paths, scope: Scope) -> Callable[[], str]:
+    def embed() -> str:
+        from memfiles.recall import vector_build
+
+        model = _model(paths)
+        if model is None:
+            return "nothing to embed"
+        return f"embedded {vector_build.catch_up(paths, scope, model)} fact(s) and episode(s)"
+
+    return embed
+
+
+def _health(paths: Paths) -> list[Problem]:
+    """A hook or the embedding of writes whose last run failed (memfiles.store.health): nobody saw it fail.
+    `--fix` marks it as seen (the next run records its own outcome)."""
+    from memfiles.store import health
+
+    found = []
+    for name, entry in health.read(paths).items():
+        if health.failing(entry):
+            what = f"{health.WHAT[name]} last failed at {entry.get('last_failure')}: {entry.get('why') or 'no reason'}"
+            if entry.get("home"):
+                what += f" (home {entry['home']}, found by {entry.get('found_by', '?')})"
+            found.append(Problem(paths.relative(paths.health_file), what, _seen(paths, name)))
+    return found
+
+
+def _seen(paths: Paths, name: str) -> Callable[[], str]:
+    def seen() -> str:
+        from memfiles.store import health
+
+        health.acknowledge(paths, name)
+        return f"{name}: failure reported and marked as seen"
+
+    return seen
+
+
+def health_notes(paths: Paths) -> list[str]:
+    """Each hook's last outcome, for the report (when it ran, whether it worked, which home it used)."""
+    from memfiles.store import health
+
+    notes = []
+    for name, entry in sorted(health.read(paths).items()):
+        if name == "embedding":
+            continue
+        line = f"{health.WHAT[name]}: last ran {entry.get('last_run', '?')} ({entry.get('last', '?')})"
+        if entry.get("last_failure"):
+            line += f"; last failed {entry['last_failure']}: {entry.get('why', '')}"
+        if entry.get("home"):
+            line += f"; home {entry['home']} ({entry.get('found_by', '?')})"
+        notes.append(line)
+    return notes
 
 
 def _flagged(paths: Paths, use_index: bool) -> list[Problem]:

@@ -22,6 +22,9 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True, gu
         raise RefusedError(
             "MEM602", f"{name} is {len(text)} characters, over the limit of {limit} (mem.toml max_value_chars)"
         )
+    undecodable = not_utf8(text)
+    if undecodable:
+        raise RefusedError("MEM604", f"{name} {undecodable}")
     if not text.strip():
         raise RefusedError("MEM604", f"{name} is empty")
     if one_line and ("\n" in text or "\r" in text):
@@ -32,6 +35,18 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True, gu
         _guard(name, text)
     if _CONTROL.search(text):
         raise RefusedError("MEM604", f"{name} must be text without control characters")
+
+
+def not_utf8(text: str) -> str | None:
+    """What is wrong with `text` if it holds bytes that were not UTF-8 (Python keeps them as lone surrogates:
+    arguments, file names, `surrogateescape` reads), else None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raw = text[exc.start].encode("utf-8", "surrogateescape")
+        byte = f"byte 0x{raw[0]:02x}" if len(raw) == 1 else f"character U+{ord(text[exc.start]):04X}"
+        return f"is not valid UTF-8 text ({byte} at character {exc.start + 1}); give it as UTF-8"
+    return None
 
 
 def _guard(name: str, text: str) -> None:

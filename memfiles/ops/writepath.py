@@ -23,7 +23,7 @@ from memfiles.format.layout import Paths, Scope
 from memfiles.format.memoryfile import MemoryDoc, serialize
 from memfiles.format.model import Fact, fact_id
 from memfiles.ops import supersession
-from memfiles.ops.commit import commit_or_undo, current, refuse_during_merge
+from memfiles.ops.commit import commit_or_undo, current, note_written, refuse_during_merge
 from memfiles.ops.textfield import check_text_field
 from memfiles.outcome import Outcome
 from memfiles.store.files import atomic_write, read_memory, scope_lock
@@ -94,7 +94,9 @@ def _expiry(expires: str | When | None, stated_at: When) -> When | None:
 
 
 def transaction(paths: Paths, scope: Scope, change: Callable[[MemoryDoc], tuple[T, str | None]]) -> T:
-    """Read, change, write and commit one scope under its lock. `change` returns (result, commit message or None)."""
+    """Read, change, write and commit one scope under its lock. `change` returns (result, commit message or None).
+
+    The new facts are embedded for recall by meaning after the lock is released (never failing the write)."""
     with scope_lock(paths, scope):
         doc = read_memory(paths, scope)
         result, message = change(doc)
@@ -105,7 +107,8 @@ def transaction(paths: Paths, scope: Scope, change: Callable[[MemoryDoc], tuple[
         before = {paths.relative(path): (path, current(path))}
         atomic_write(path, serialize(doc))
         commit_or_undo(paths, before, message)
-        return result
+    note_written(paths, scope, list(before))
+    return result
 
 
 def add_fact(paths: Paths, config: Config, scope: Scope, new: NewFact) -> Outcome:

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from memfiles.format.config import Config
+
     Matrix = npt.NDArray[np.float32]
 
 REQUIRED = ("numpy", "onnxruntime", "tokenizers")
@@ -80,6 +82,22 @@ class ModelFiles:
             except OSError as exc:
                 raise ModelUnavailable(f"cannot read the embedding model file {path}: {exc.strerror}") from None
         return hashlib.sha1("|".join(parts).encode()).hexdigest()[:10]
+
+
+def wanted(config: Config) -> bool:
+    """Whether this home ranks by meaning: the extra is installed and neither `$MEM_RANKING` nor `[recall] ranking`
+    says lexical (then nothing of the extra is imported, and writes embed nothing)."""
+    ranking = os.environ.get("MEM_RANKING") or config.recall.ranking
+    return ranking != "lexical" and available()
+
+
+def model_files(config: Config) -> ModelFiles:
+    """The model this home embeds with: the extra's own, or the files `[semantic]` in mem.local.toml names."""
+    if not (config.semantic.model or config.semantic.tokenizer):
+        return ModelFiles.default()
+    model = Path(config.semantic.model) if config.semantic.model else ModelFiles.default().model
+    tokenizer = Path(config.semantic.tokenizer) if config.semantic.tokenizer else TOKENIZER
+    return ModelFiles(model, tokenizer)
 
 
 class ModelUnavailable(Exception):
@@ -139,6 +157,9 @@ class Embedder:
 
     def _run(self, session: Any, texts: list[str]) -> Matrix:
         np = self._np
+        # A lone surrogate (bytes that were not UTF-8, kept by Python) would stop the tokenizer with a TypeError:
+        # callers refuse such text first; here it is only ever replaced, never a traceback.
+        texts = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
         order = sorted(range(len(texts)), key=lambda n: len(texts[n]))  # batches of like lengths pad little
         rows: list[Any] = []
         for start in range(0, len(texts), BATCH):

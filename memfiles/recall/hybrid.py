@@ -14,14 +14,16 @@
    Episodes are then weighted by recency as the lexical ranking weighs them (a bounded prior,
    ranking.recency); a key hit still ranks first; ties go newest first.
 
-Vectors come from memfiles.recall.vectors; what has none yet is embedded while the read's time budget
-lasts (READ_BUDGET_S), and ranked by its lexical score alone beyond that, which the caller is told.
+Vectors come from memfiles.recall.vectors: every write embeds what it stores (memfiles.recall.vector_build).
+What has none yet (a pull, a hand edit, a home written before the extra was installed) is embedded by the
+read: every fact (a scope has few), and episodes, newest first, while the read's time budget lasts
+(READ_BUDGET_S, counted from when the model is loaded); the rest is ranked by its lexical score alone,
+which the caller is told, with the command that embeds them all.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -46,9 +48,8 @@ LEXICAL_POOL = 10  # episodes from the lexical side, at least (all its facts are
 TOGETHER = 3  # facts stated at one moment from one source, at most this many, were told together
 SEMANTIC_MIN = 0.2  # cosine an item needs to pass the threshold on meaning alone
 NORMALISE = "max"  # cosines ÷ the best candidate's ("minmax" stretched noise: session R@1 fell 9 points)
-READ_BUDGET_S = 0.3  # seconds a read may spend embedding what has no vector yet
+READ_BUDGET_S = 0.3  # seconds a read may spend embedding episodes that have no vector yet (after the model loads)
 EMBED_BATCH = 16  # items a read embeds at a time, the deadline checked between them
-CATCH_UP = 24  # a scope with more episodes and facts than this and few vectors has them built by a reindex
 
 
 @dataclass(slots=True)
@@ -95,46 +96,32 @@ class Semantic:
     def rank(
         self, memories: list[ScopeMemory], query: str, now: When, options: Options, indexed: IndexedEpisodes | None
     ) -> list[Item]:
-        """recall.rank's result, hybrid (see the module); by words only, with a note, where vectors are not
-        built yet or the model cannot be loaded. The vector files are closed after."""
+        """recall.rank's result, hybrid (see the module); by words only, with a note, where the model cannot be
+        loaded or run. The vector files are closed after."""
         from memfiles.recall.embedder import ModelUnavailable
 
         try:
-            waiting = self.unbuilt(memories, indexed)
-            if not waiting:
-                return rank(self, memories, query, now, options, indexed)
-            self.notes.append(
-                f"recall: the vectors of {', '.join(waiting)} are not built yet, so it was ranked by words only; "
-                "`mem doctor --reindex` builds them (so does the next write in a process that has the model loaded)"
-            )
+            return rank(self, memories, query, now, options, indexed)
         except ModelUnavailable as exc:
             self.notes.append(f"recall: ranked by words only: {exc}")
+        except sqlite3.DatabaseError as exc:
+            self.notes.append(f"recall: ranked by words only: the vector cache cannot be read ({exc})")
         finally:
             self.close()
         return ranking.rank(memories, query, now, options, indexed)
 
-    def unbuilt(self, memories: list[ScopeMemory], indexed: IndexedEpisodes | None) -> list[str]:
-        """The scopes whose vectors are not built yet: more episodes and facts than a read embeds itself
-        (`catch_up`), and vectors for fewer than half of them (a home never reindexed with the extra)."""
-        from memfiles.format.layout import parse_scope
-
-        totals = {part.scope: part.total for part in indexed.parts} if indexed is not None else {}
-        waiting = []
-        for memory in memories:
-            items = len(memory.facts) + totals.get(memory.scope, len(memory.episodes))
-            if items <= self.catch_up:
-                continue
-            path = vectors.path_of(self.paths, parse_scope(memory.scope), self.model_id)
-            if not path.exists() or 2 * self.store(memory.scope).count() < items:
-                waiting.append(memory.scope)
-        return waiting
-
-    def vectors_for(self, scope: str, wanted: dict[str, Wanted]) -> dict[str, Matrix]:
-        """Vectors of `wanted` (key -> (ref, passages)): the stored ones, and missing ones embedded in the budget."""
+    def vectors_for(
+        self, scope: str, wanted: dict[str, Wanted], *, whatever_the_budget: bool = False
+    ) -> dict[str, Matrix]:
+        """Vectors of `wanted` (key -> (ref, passages)): the stored ones, and missing ones embedded (in the budget,
+        or all of them: a scope's facts are few, and a fact without its vector would go unfound)."""
         store = self.store(scope)
         found = store.get(wanted)
         missing = [key for key in wanted if key not in found]
-        found.update(self.embed_in_budget(store, missing, lambda keys: {key: wanted[key] for key in keys}))
+        if missing and whatever_the_budget:
+            found.update(embed_all(self.embedder, {key: wanted[key] for key in missing}, store))
+        elif missing:
+            found.update(self.embed_in_budget(store, missing, lambda keys: {key: wanted[key] for key in keys}))
         return found
 
     def embed_in_budget(
@@ -144,9 +131,10 @@ class Semantic:
         nothing past the deadline is even read) while the read's budget lasts; the vectors by key."""
         found: dict[str, Matrix] = {}
         for start in range(0, len(items), EMBED_BATCH):
-            if time.monotonic() > self.deadline:
+            model = self.embedder  # loaded first: the budget runs from then
+            if self.deadline is not None and time.monotonic() > self.deadline:
                 break
-            found.update(embed_all(self.embedder, wanted(items[start : start + EMBED_BATCH]), store))
+            found.update(embed_all(model, wanted(items[start : start + EMBED_BATCH]), store))
         return found
 
 
@@ -218,7 +206,7 @@ def _fact_cosines(
         wanted = {
             k: (f.id, vectors.fact_texts(f)) for item in items for k, f in zip(keys[id(item)], item.facts, strict=True)
         }
-        stored = session.vectors_for(memory.scope, wanted)
+        stored = session.vectors_for(memory.scope, wanted, whatever_the_budget=True)
         missing = 0
         for item in items:
             rows = [stored[k] for k in keys[id(item)] if k in stored]
@@ -313,7 +301,7 @@ def _note_missing(session: Semantic, scope: str, what: str, missing: int, total:
     if missing:
         session.notes.append(
             f"recall: {missing:,} of {total:,} {what} of {scope} have no vectors yet and were ranked by their "
-            "words only; `mem doctor --reindex` builds them (later reads add some each time)"
+            "words only; `mem doctor --fix` embeds them all now (each recall embeds some)"
         )
 
 
@@ -388,16 +376,13 @@ def _told_together(kept: list[Item], left: list[Item]) -> list[Item]:
 
 
 def open_session(paths: Paths, files: ModelFiles | None = None, budget_s: float | None = None) -> Semantic:
-    """A hybrid read's session: the model's files (checked; raises ModelUnavailable) and the embedding deadline.
+    """A hybrid read's session: the model's files (checked; raises ModelUnavailable) and the embedding budget.
     The model itself is loaded when the read first needs it (`Semantic.embedder`).
 
-    `budget_s`: seconds the read may spend embedding what has no vector yet (READ_BUDGET_S by default, and then
-    a scope whose vectors are not built yet is ranked by words without loading the model); a caller that
-    gives its own budget has said how long it may take, and its read embeds within it whatever is missing.
+    `budget_s`: seconds the read may spend embedding episodes that have no vector yet, counted from when the
+    model is loaded (READ_BUDGET_S by default); facts without a vector are always embedded.
     """
     from memfiles.recall import embedder
 
     chosen = files or embedder.ModelFiles.default()
-    if budget_s is None:
-        return Semantic(chosen, chosen.id, paths, time.monotonic() + READ_BUDGET_S, CATCH_UP)
-    return Semantic(chosen, chosen.id, paths, time.monotonic() + budget_s, sys.maxsize)
+    return Semantic(chosen, chosen.id, paths, READ_BUDGET_S if budget_s is None else budget_s)

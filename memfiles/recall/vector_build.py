@@ -1,23 +1,29 @@
-"""Building a scope's vectors (the `memfiles[semantic]` extra) outside a read: `mem doctor --reindex`, and the
-write path when the model is already loaded in the process (`mem mcp`, the Python API), so writes never wait
-for a model to load. A read catches up on its own within its time budget (memfiles.recall.hybrid).
+"""Building a scope's vectors (the `memfiles[semantic]` extra) outside a read: every write, for what it wrote
+(`after_write`), `mem doctor --fix` and `mem sync` for what has none yet (`catch_up`), `mem doctor --reindex`
+for everything (`rebuild`). A read embeds the facts that have none and catches up on episodes within its
+time budget (memfiles.recall.hybrid).
+
+A write never fails for the model's sake: it is stored, a failure to embed is recorded in the home's health
+file and said once (memfiles.store.health), and the next read or `mem doctor --fix` catches up.
 """
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
+import logging
 import sqlite3
-import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from memfiles.format.layout import Paths, Scope
+from memfiles.format.layout import Paths, Scope, is_episode_name
 from memfiles.recall import vectors
-from memfiles.recall.index_records import decode_episode
 
 if TYPE_CHECKING:
+    from memfiles.format.config import Config
     from memfiles.recall.embedder import Embedder
+
+log = logging.getLogger("memfiles")
 
 Tick = Callable[[int, int], None]
 BATCH = 32
@@ -44,7 +50,6 @@ def catch_up(
     `bulk`: the episodes by the model's int8 copy (memfiles.recall.embedder), as a reindex does; facts, few and
     short, always by the model as shipped, the precision a question meeting a fact needs."""
     from memfiles.recall import hybrid
-    from memfiles.recall.index_file import IndexUnavailable, connect
     from memfiles.recall.window_vectors import window_keys
     from memfiles.store.files import read_memory
 
@@ -57,10 +62,7 @@ def catch_up(
         wanted_facts = {vectors.text_key(vectors.fact_texts(f)): (f.id, vectors.fact_texts(f)) for f in facts}
         missing_facts = {k: v for k, v in wanted_facts.items() if k not in have}
         rows: list[tuple[int, str]] = []
-        try:
-            conn = connect(paths, scope, create=False)
-        except IndexUnavailable:
-            conn = None
+        conn = _index(paths, scope)
         try:
             if conn is not None:
                 rows = [(doc, key) for doc, key in window_keys(conn, None) if key not in have]
@@ -89,6 +91,8 @@ def catch_up(
 
 def indexed_wanted(conn: sqlite3.Connection, rows: Sequence[tuple[int, str]]) -> dict[str, tuple[str, list[str]]]:
     """What to embed for `rows` ((doc, vector key) of a recall index): each key -> (episode id, its passages)."""
+    from memfiles.recall.index_records import decode_episode
+
     keys = dict(rows)
     marks = ",".join("?" * len(keys))
     blobs = conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(keys)).fetchall()
@@ -96,11 +100,101 @@ def indexed_wanted(conn: sqlite3.Connection, rows: Sequence[tuple[int, str]]) ->
     return {keys[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}
 
 
-def after_write(paths: Paths, scope: Scope) -> None:
-    """The write path's hook: embed what the write added, only if this process has the model loaded already."""
-    module = sys.modules.get("memfiles.recall.embedder")
-    model = module.loaded() if module is not None else None
-    if model is None:
+def _index(paths: Paths, scope: Scope) -> sqlite3.Connection | None:
+    """The scope's recall index brought up to date (None when the scope has no episodes or it cannot be used)."""
+    from memfiles.recall.index_file import IndexUnavailable, connect
+    from memfiles.recall.index_refresh import refresh
+
+    if not paths.episodes_dir(scope).is_dir():
+        return None
+    try:
+        conn = connect(paths, scope)
+    except IndexUnavailable:
+        return None
+    try:
+        refresh(conn, paths, scope)
+    except (sqlite3.Error, OSError):
+        conn.close()
+        return None
+    return conn
+
+
+def missing(paths: Paths, scope: Scope, model_id: str) -> tuple[int, int]:
+    """How many of the scope's current facts and shown episodes have no vector of this model yet."""
+    from memfiles.recall.window_vectors import window_keys
+    from memfiles.store.files import read_memory
+
+    path = vectors.path_of(paths, scope, model_id)
+    have: set[str] = set()
+    if path.exists():
+        store = vectors.VectorStore(paths, scope, model_id)
+        try:
+            have = {key for (key,) in store.conn.execute("SELECT key FROM vectors")}
+        finally:
+            store.close()
+    facts = [f for f in read_memory(paths, scope).facts if f.is_current]
+    no_fact = sum(vectors.text_key(vectors.fact_texts(f)) not in have for f in facts)
+    conn = _index(paths, scope)
+    if conn is None:
+        return no_fact, 0
+    try:
+        return no_fact, sum(key not in have for _doc, key in window_keys(conn, None))
+    finally:
+        conn.close()
+
+
+def after_write(paths: Paths, scope: Scope, relpaths: Sequence[str], config: Config) -> None:
+    """The write path's last step: embed what the write stored (its episodes, the scope's facts), in this process.
+
+    Never raises (but for an interrupt): a failure is recorded and said once; the memory is stored either way.
+    """
+    from memfiles.recall import embedder
+    from memfiles.store import health
+
+    try:
+        model = embedder.load(embedder.model_files(config), cache=paths.cache)
+        embed_written(paths, scope, relpaths, model)
+    except Exception as exc:  # onnxruntime, tokenizers, SQLite, the file system: none may fail a stored write
+        why = str(exc) or type(exc).__name__
+        if health.record(paths, "embedding", False, why):
+            log.warning(
+                "stored, but not embedded for recall by meaning (%s); the next recall or `mem doctor --fix` "
+                "embeds it once the model loads",
+                why,
+            )
         return
-    with contextlib.suppress(sqlite3.Error, OSError):  # a cache: the next read catches up
-        catch_up(paths, scope, model, seconds=5.0)
+    health.record(paths, "embedding", True)
+
+
+def embed_written(paths: Paths, scope: Scope, relpaths: Sequence[str], model: Embedder) -> int:
+    """Embed the scope's current facts that have no vector and the episode files among `relpaths` (home-relative)
+    that have none; how many were embedded. An episode the guard holds back is not embedded (nor shown)."""
+    from memfiles.errors import FileFormatError
+    from memfiles.format import episodes
+    from memfiles.ops.quarantine import withheld
+    from memfiles.recall import hybrid
+    from memfiles.store.files import read_memory
+
+    store = vectors.VectorStore(paths, scope, model.id)
+    try:
+        facts = [f for f in read_memory(paths, scope).facts if f.is_current]
+        wanted_facts = {vectors.text_key(vectors.fact_texts(f)): (f.id, vectors.fact_texts(f)) for f in facts}
+        wanted_episodes: dict[str, tuple[str, list[str]]] = {}
+        prefix = paths.relative(paths.episodes_dir(scope)) + "/"
+        for relpath in relpaths:
+            if not (relpath.startswith(prefix) and is_episode_name(relpath.rsplit("/", 1)[-1])):
+                continue
+            try:
+                data = (paths.root / relpath).read_bytes()
+                episode = episodes.parse(data, relpath, expected_scope=str(scope))
+            except (OSError, FileFormatError):
+                continue  # removed by this write, or broken: nothing to embed
+            if not withheld(episode):
+                wanted_episodes["f:" + hashlib.sha1(data).hexdigest()] = (episode.id, vectors.episode_passages(episode))
+        have = store.known([*wanted_facts, *wanted_episodes])
+        todo = [(k, v) for k, v in (wanted_facts | wanted_episodes).items() if k not in have]
+        for start in range(0, len(todo), BATCH):
+            hybrid.embed_all(model, dict(todo[start : start + BATCH]), store)
+        return len(todo)
+    finally:
+        store.close()

@@ -180,6 +180,16 @@ class VectorStore:
                 self.conn.execute("ROLLBACK")
                 raise
 
+    def known(self, keys: Sequence[str]) -> set[str]:
+        """Which of `keys` have vectors stored."""
+        found: set[str] = set()
+        wanted = list(keys)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(k for (k,) in self.conn.execute(f"SELECT key FROM vectors WHERE key IN ({marks})", chunk))
+        return found
+
     def count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
 
