@@ -152,7 +152,10 @@ def machine(bench: Bench) -> dict[str, str]:
     cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo() if line.startswith("model name")), "?")
 
     def first_line(*cmd: str) -> str:
-        done = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError:
+            return "not installed"
         return done.stdout.splitlines()[0] if done.returncode == 0 and done.stdout else "?"
 
     return {

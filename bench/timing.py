@@ -61,10 +61,23 @@ class Bench:
     def baseline(self, name: str) -> list[str]:
         return [self.python, "-c", BASELINES[name]]
 
-    def once(self, cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, int]:
-        """Wall milliseconds and peak RSS (KiB) of one whole process; exit 0 or 1 (lint's findings) only."""
+    def once(
+        self, cmd: list[str], env: dict[str, str], cwd: Path | None = None, stdin: bytes | None = None
+    ) -> tuple[float, int]:
+        """Wall milliseconds and peak RSS (KiB) of one whole process (`stdin` written to it, as a hook's JSON);
+        exit 0 or 1 (lint's findings) only."""
         started = time.perf_counter()
-        child = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        child = subprocess.Popen(
+            cmd,
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        )
+        if stdin is not None and child.stdin is not None:
+            child.stdin.write(stdin)
+            child.stdin.close()
         _pid, status, usage = os.wait4(child.pid, 0)
         took = (time.perf_counter() - started) * 1000
         code = os.waitstatus_to_exitcode(status)

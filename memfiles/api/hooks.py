@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 HOOK_MAX_CHARS = 9000  # Claude Code keeps a hook's output under 10,000 characters
 
 
-def recall_hook(payload: str | bytes, home: Path | None, users: list[str], scopes: list[str]) -> str:
+def recall_hook(
+    payload: str | bytes, home: Path | None, users: list[str], scopes: list[str], *, lexical: bool = False
+) -> str:
     """With a prompt (UserPromptSubmit), what it is about; without one (SessionStart), the scope's current
     memory; nothing relevant, nothing. The home is `home`, else `$MEM_HOME`, else found from the hook's `cwd`
     (its project's `.mem/`). Raises MemError; every outcome is recorded for `mem doctor`."""
@@ -35,7 +37,7 @@ def recall_hook(payload: str | bytes, home: Path | None, users: list[str], scope
         chosen = opened.choose_scopes(users, scopes)
         prompt = event.get("prompt")
         if isinstance(prompt, str) and prompt.strip():
-            found = opened.recall(prompt, chosen, max_chars=HOOK_MAX_CHARS)
+            found = opened.recall(prompt, chosen, max_chars=HOOK_MAX_CHARS, lexical=lexical)
         else:
             found = opened.render(chosen, max_chars=HOOK_MAX_CHARS)
     except Exception as exc:

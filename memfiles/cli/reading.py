@@ -52,7 +52,7 @@ def recall(
 ) -> None:
     """Recall the facts and episodes relevant to QUERY, as a block of remembered data for a prompt."""
     if hook:
-        _hook(home_option(ctx), user or [], scope or [])
+        _hook(home_option(ctx), user or [], scope or [], lexical)
         return
     if query is None:
         raise UsageError('give a QUERY ("" for everything in range), or --hook')
@@ -77,13 +77,13 @@ def recall(
     output.recalled(found, fmt, explain)
 
 
-def _hook(home: Path | None, users: list[str], scopes: list[str]) -> None:
+def _hook(home: Path | None, users: list[str], scopes: list[str], lexical: bool) -> None:
     """Always exit 0, so a broken memory never blocks a session: a problem is one line on stderr, and every
     outcome is recorded for `mem doctor`."""
     from memfiles.api.hooks import recall_hook
 
     try:
-        text = recall_hook(sys.stdin.buffer.read(), home, users, scopes)
+        text = recall_hook(sys.stdin.buffer.read(), home, users, scopes, lexical=lexical)
     except Exception as exc:
         output.error(f"hook: {exc}")
         return
