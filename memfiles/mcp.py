@@ -111,6 +111,8 @@ class Tools:
         found = self.scope(scope).recall(query, k=k)
         for problem in found.problems:
             log.warning("skipped %s (the file is left as it is; fix it by hand)", problem)
+        for note in found.notes:  # recall by meaning could not do all it should: said on the server's stderr
+            log.warning("%s", note)
         return found.text
 
     def record_episode(
