@@ -97,7 +97,7 @@ def test_api_episode_recall_and_render_return_models_and_never_print(
     [item] = found.items
     assert isinstance(item, RecallItem) and isinstance(item.scores, Scores)
     assert item.kind == "episode" and item.episode is not None and item.episode.session == "s-31"
-    assert item.scores.matched == ["order", "4471"] and item.scores.decay == 0.95 and item.tokens > 0
+    assert item.scores.matched == ["order", "4471"] and item.scores.decay == 0.975 and item.tokens > 0
     assert found.omitted == 0 and found.problems == []
     assert alice.recall("quantum physics").items == []
 

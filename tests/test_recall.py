@@ -129,9 +129,9 @@ def test_recent_episode_outranks_an_equally_relevant_old_one(home: Path) -> None
     items = json.loads(mem("recall", "order delivery", "-u", "alice", "--format", "json"))
     assert [i["session"] for i in items] == ["s-new", "s-old"]
     assert items[0]["relevance"] == items[1]["relevance"]
-    # a bounded prior: 1 - 0.1 * (1 - 0.5 ** (7 / 30)) for the new one, and the old one keeps over 90 %
-    assert items[0]["age_days"] == 7.0 and items[0]["decay"] == pytest.approx(0.98507, abs=1e-4)
-    assert items[0]["score"] > items[1]["score"] >= 0.9 * items[1]["relevance"]
+    # a bounded prior: 1 - 0.05 * (1 - 0.5 ** (7 / 30)) for the new one, and the old one keeps over 95 %
+    assert items[0]["age_days"] == 7.0 and items[0]["decay"] == pytest.approx(0.99254, abs=1e-4)
+    assert items[0]["score"] > items[1]["score"] >= 0.95 * items[1]["relevance"]
     flat = json.loads(mem("recall", "order delivery", "-u", "alice", "--format", "json", "--half-life", "0"))
     assert flat[0]["score"] == flat[1]["score"] and flat[0]["decay"] == 1.0
 
@@ -156,9 +156,9 @@ def test_an_explicit_half_life_or_a_full_recency_weight_is_classic_decay(home: P
             "0.1",
         )
     )
-    assert bounded[0]["decay"] == pytest.approx(0.98507, abs=1e-4)
+    assert bounded[0]["decay"] == pytest.approx(1 - 0.1 * (1 - 0.5 ** (7 / 30)), abs=1e-4)
     config = home / "mem.toml"
-    config.write_text(config.read_text().replace("recency_weight = 0.1", "recency_weight = 1"))
+    config.write_text(config.read_text().replace("recency_weight = 0.05", "recency_weight = 1"))
     full = json.loads(mem("recall", "order delivery", "-u", "alice", "--format", "json"))
     assert full[1]["decay"] == pytest.approx(0.5 ** (181 / 30), abs=1e-4)
     config.write_text(config.read_text().replace("half_life_days = 30", "half_life_days = 365"))
@@ -239,12 +239,12 @@ def test_a_query_asking_for_the_latest_weighs_recency_more(home: Path) -> None:
         ]
 
     fading = 1 - 0.5 ** (56 / 30)
-    assert decays("the quarterly budget") == [pytest.approx(1 - 0.1 * fading, abs=1e-4)]
+    assert decays("the quarterly budget") == [pytest.approx(1 - 0.05 * fading, abs=1e-4)]
     # "the latest" is a wish for recency, not a word to match: the same episode, with recency weighing 0.5
     assert decays("the latest on the quarterly budget") == [pytest.approx(1 - 0.5 * fading, abs=1e-4)]
     # a date named in the query narrows by date instead
     assert decays("the quarterly budget we discussed recently, in January 2026") == [
-        pytest.approx(1 - 0.1 * fading, abs=1e-4)
+        pytest.approx(1 - 0.05 * fading, abs=1e-4)
     ]
 
 

@@ -39,7 +39,7 @@ def recall(
     recency_weight: Annotated[
         float | None,
         typer.Option(
-            min=0, max=1, help="How much recency may weigh against relevance, 0-1 (default 0.1; 1 = full decay)."
+            min=0, max=1, help="How much recency may weigh against relevance, 0-1 (default 0.05; 1 = full decay)."
         ),
     ] = None,
     hook: Annotated[

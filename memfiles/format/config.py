@@ -32,10 +32,10 @@ DEFAULT_TOML = """\
 default_scope = ""
 # Episodes: recency half-life in days used by recall (0 = no decay).
 half_life_days = 30
-# How much recency may weigh against relevance, 0-1: 0.1 lets an old episode keep at least 90 % of its
+# How much recency may weigh against relevance, 0-1: 0.05 lets an old episode keep at least 95 % of its
 # relevance, so recency only decides between episodes of similar relevance; 1 is full decay (the newest
 # wins unless far less relevant). A query asking for "the latest" or "recently" uses at least 0.5.
-recency_weight = 0.1
+recency_weight = 0.05
 # Longest fact value accepted, in characters.
 max_value_chars = 2000
 # Most facts (of any status) one scope's MEMORY.md may hold.
@@ -119,7 +119,7 @@ class _Section(BaseModel):
 class MemorySettings(_Section):
     default_scope: str = ""
     half_life_days: NonNegativeFloat = 30.0
-    recency_weight: float = Field(default=0.1, ge=0.0, le=1.0)
+    recency_weight: float = Field(default=0.05, ge=0.0, le=1.0)
     max_value_chars: NonNegativeInt = 2000
     max_facts_per_scope: NonNegativeInt = 5000
     max_episode_chars: NonNegativeInt = 20000

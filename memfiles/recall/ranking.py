@@ -5,8 +5,8 @@ Pure: facts, episodes, a query and "now" in; ranked items with their scores out.
   passages, typos); relevance is at most 1 unless a fact's key is named (an exact key hit, ranked first).
 - An episode next to matching episodes of the same session gets part of their relevance (context).
 - Facts never decay. Recency is a bounded prior on episodes (FORMAT.md, "Recency"): an episode's score is
-  relevance × (1 − w · (1 − exp(-ln2 · age_days / half_life))), w = RECENCY_WEIGHT (0.1) by default, so a
-  year-old episode keeps at least 90 % of its relevance: among episodes of similar relevance the recent
+  relevance × (1 − w · (1 − exp(-ln2 · age_days / half_life))), w = RECENCY_WEIGHT (0.05) by default, so a
+  year-old episode keeps at least 95 % of its relevance: among episodes of similar relevance the recent
   one wins, and a clearly more relevant old one still beats a weakly relevant new one. w = 1 is full
   decay (an explicit --half-life or `recency_weight = 1`); a query that asks for the latest ("recently",
   "the latest on …") and names no date weighs recency at least LATEST_WEIGHT.
@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 MIN_SCORE = 0.3  # default relevance threshold (--min-score)
-RECENCY_WEIGHT = 0.1  # the most recency may take from an episode's score (FORMAT.md, "Recency")
+RECENCY_WEIGHT = 0.05  # the most recency may take from an episode's score (FORMAT.md, "Recency")
 LATEST_WEIGHT = 0.5  # at least this when the query asks for the latest ("recently", "the latest on …")
 # Invariant (relied on by rank's indexed path): an episode's relevance, session context included, never
 # exceeds this (only a fact's key hit does), so once decay × MAX_RELEVANCE is below the k-th best score
