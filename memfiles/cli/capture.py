@@ -67,7 +67,7 @@ def capture(
     else:
         for text in done.lines():
             output.line(text)
-    exit_with(1 if done.outcome is not None and done.outcome.refused else 0)
+    exit_with(1 if (done.outcome is not None and done.outcome.refused) or done.kept else 0)
 
 
 def _hook(home: Path | None, user: str | None, scope: str | None, extract: bool) -> None:
@@ -81,3 +81,5 @@ def _hook(home: Path | None, user: str | None, scope: str | None, extract: bool)
         return
     if done.outcome is not None and done.outcome.kind in ("refused", "quarantined"):
         output.error(f"capture hook: {done.outcome.line()}")
+    elif done.kept and done.skipped:
+        output.error(f"capture hook: skipped: {done.skipped}")

@@ -4,7 +4,8 @@ each later capture of that session, one commit each time.
 The episode is validated exactly as `mem episode` validates one (memfiles.ops.record.validate_episode:
 the allowed sources, the limits, the guard). The earlier capture of the same session is the episode
 file of the scope with `source: capture` and the same `session`; the new episode takes its place (its
-file name when the start is the same, else its own) and the old file is removed in the same commit.
+file name when the start is the same, else its own) and the old file is removed in the same commit. An
+earlier capture with changes not committed (a person's edit) is never replaced: the capture is skipped.
 The same transcript captured twice writes nothing (`exists`). Failures a hook cannot show a person go
 to `.cache/capture.log`, which `mem doctor` reports.
 """
@@ -22,7 +23,7 @@ from memfiles.format import episodes, layout
 from memfiles.format.config import Config
 from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
-from memfiles.ops.commit import commit_or_undo, current, note_written, refuse_during_merge
+from memfiles.ops.commit import commit_or_undo, current, note_written, refuse_during_merge, refuse_hand_edits
 from memfiles.ops.record import NewEpisode, hold, validate_episode
 from memfiles.store import gitrepo
 from memfiles.store.files import atomic_write, scope_lock
@@ -51,6 +52,8 @@ def save(paths: Paths, config: Config, scope: Scope, new: NewEpisode) -> Capture
         earlier = earlier_captures(paths, scope, episode.session or "")
         if [old.id for _path, old in earlier] == [episode.id]:
             return CaptureWrite("exists", earlier[0][1], paths.relative(earlier[0][0]))
+        # A hand edit of an earlier capture is in no commit: replacing it would lose it for good (HandEditError).
+        refuse_hand_edits(paths, [path for path, _old in earlier], f"capturing session {episode.session} again")
         target = _target(paths, scope, episode, [path for path, _old in earlier])
         removed = [path for path, _old in earlier if path != target]
         relpath = paths.relative(target)
