@@ -171,3 +171,210 @@ def test_a_timeout_stops_a_grandchild_that_left_the_process_group(tmp_path: Path
     if alive:
         os.kill(pid, 9)
     assert not alive, "the setsid grandchild outlived the extractor's timeout"
+
+
+# --- 5: no secret of a transcript or an episode reaches a file or git ---
+
+URL_PASSWORD = "Zk4pWq9rTn2vXb7m"  # 16 characters, the last of a long command's first 100
+PLANTED = {
+    "url": URL_PASSWORD,
+    "curl": "cUrLpw7731",
+    "mysql": "MyS9lpw4412",
+    "sshpass": "Ssh9passW0rd",
+    "said": "Hunter2xQ",
+    "bearer": "bEaRer0tok3nValue55aa",
+    "env": "envT0ken5566qq",
+    "cwd": "CwdPw8812xx",
+    "read": "ReadPathPw77ab",
+    "grep": "GrepPw3311zz",
+    "prompt": "PromptPw6644yy",
+    "ado": "Ad0pw",
+}
+
+
+def secret_session() -> list[dict[str, object]]:
+    from tests.test_capture import _assistant, _result, _tool, _user
+
+    cwd = f"/srv/app password={PLANTED['cwd']}"
+    long_command = (
+        "psql " + "-v ON_ERROR_STOP=1 " * 4 + f"postgres://admin:{URL_PASSWORD}@db.internal:5432/app -c 'select 1'"
+    )
+    assert long_command.index(URL_PASSWORD) + len(URL_PASSWORD) > 100 > long_command.index(URL_PASSWORD)
+    lines = [
+        _user("2026-09-02T10:00:00Z", f"Deploy it; the admin password {PLANTED['prompt']} is on the wiki"),
+        _assistant("2026-09-02T10:00:05Z", _tool("a1", "Bash", command=long_command)),
+        _result("2026-09-02T10:00:06Z", "a1", "Exit code 2\nconnection refused", error=True),
+        _assistant("2026-09-02T10:00:07Z", _tool("a2", "Bash", command=f"curl -u deploy:{PLANTED['curl']} https://x")),
+        _result("2026-09-02T10:00:08Z", "a2", "ok"),
+        _assistant("2026-09-02T10:00:09Z", _tool("a3", "Bash", command=f"mysql -u root -p{PLANTED['mysql']} app")),
+        _result("2026-09-02T10:00:10Z", "a3", "Exit code 1", error=True),
+        _assistant("2026-09-02T10:00:11Z", _tool("a4", "Bash", command=f"sshpass -p '{PLANTED['sshpass']}' ssh web1")),
+        _result("2026-09-02T10:00:12Z", "a4", "ok"),
+        _assistant(
+            "2026-09-02T10:00:13Z",
+            _tool("a5", "Bash", command=f"curl -H 'Authorization: Bearer {PLANTED['bearer']}' https://api.x/v1"),
+        ),
+        _result("2026-09-02T10:00:14Z", "a5", "ok"),
+        _assistant("2026-09-02T10:00:15Z", _tool("a6", "Read", file_path=f"/etc/app/token={PLANTED['read']}/conf")),
+        _result("2026-09-02T10:00:16Z", "a6", "No such file", error=True),
+        _assistant("2026-09-02T10:00:17Z", _tool("a7", "Grep", pattern=f"password {PLANTED['grep']}")),
+        _result("2026-09-02T10:00:18Z", "a7", "error: no match", error=True),
+        _assistant("2026-09-02T10:00:19Z", _tool("a8", "Bash", command=f"echo DEPLOY_TOKEN={PLANTED['env']} >> .env")),
+        _result("2026-09-02T10:00:20Z", "a8", "ok"),
+        _assistant("2026-09-02T10:00:21Z", _tool("a9", "Bash", command=f"sqlcmd 'Uid=sa;Pwd={PLANTED['ado']};'")),
+        _result("2026-09-02T10:00:22Z", "a9", "ok"),
+        _assistant("2026-09-02T10:00:30Z", {"type": "text", "text": f"Done; I used the password {PLANTED['said']}."}),
+    ]
+    for line in lines:
+        line["cwd"] = cwd
+    return lines
+
+
+def assert_nowhere(home: Path, secrets: list[str]) -> None:
+    """No secret in any file of the home (the .git folder included) nor in any git object."""
+    objects = every_blob(home)
+    files = [p for p in home.rglob("*") if p.is_file() and not p.is_symlink()]
+    for secret in secrets:
+        assert secret.encode() not in objects, f"{secret} is in a git object"
+        holding = [str(p) for p in files if secret.encode() in p.read_bytes()]
+        assert not holding, f"{secret} is in {holding}"
+
+
+def test_a_captured_sessions_secrets_reach_no_file_and_no_git_object(home: Path, tmp_path: Path) -> None:
+    transcript = write_jsonl(tmp_path / "deploy.jsonl", secret_session())
+    done = capture_hook(hook_payload(transcript, "SessionEnd"), user="alice")
+    assert done.outcome is not None and done.outcome.kind == "recorded", done  # masked and stored, not held
+    [path] = episode_files(home)
+    text = path.read_text()
+    assert "<masked>" in text and "psql" in text and "sshpass" in text and "curl" in text
+    assert done.masked >= len(PLANTED) - 1
+    assert_nowhere(home, list(PLANTED.values()))
+
+
+def test_a_session_id_and_a_transcript_path_with_secrets_are_masked(home: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "api_key=PathKey99zzAA"
+    folder.mkdir()
+    items = secret_session()
+    for item in items:
+        item["sessionId"] = "token=SessTok77qqWW"
+    transcript = write_jsonl(folder / "s.jsonl", items)
+    first = capture(memfiles.open_home(home).user("alice"), transcript)
+    assert first.outcome is not None and first.outcome.kind == "recorded"
+    assert first.session.startswith("session-")
+    second = capture(memfiles.open_home(home).user("alice"), transcript)  # the same session found again
+    assert second.outcome is not None and second.outcome.kind == "exists" and len(episode_files(home)) == 1
+    assert_nowhere(home, ["PathKey99zzAA", "SessTok77qqWW", *PLANTED.values()])
+
+
+@pytest.mark.parametrize("way", ["api", "mcp", "from-json"])
+def test_an_episode_with_a_secret_is_stored_masked_never_quarantined_with_it(home: Path, way: str) -> None:
+    key = "sk-ant-api03-" + "Qw8xW2mN4vB6cR1tY7uI9oP3aS5dF0gZ"
+    summary = f"Rotated the deploy key; the new one is {key} and the db password Hunter2xQ."
+    alice = memfiles.open_home(home).user("alice")
+    if way == "api":
+        written = alice.episode(summary, events=[f"curl -u ci:{PLANTED['curl']} ok"], facts={"deploy.key": key})
+        assert written.kind == "recorded", written
+    elif way == "mcp":
+        from memfiles.mcp import Tools
+
+        said = Tools(memfiles.open_home(home), user="alice").record_episode(summary)
+        assert said.startswith("recorded e-"), said
+    else:
+        alice.episodes([{"summary": summary, "source_ref": f"ticket with token={PLANTED['env']}"}])
+    [path] = episode_files(home)
+    stored = episodes.parse(path.read_bytes(), "x.md")
+    assert stored.status is None and "<masked>" in stored.summary
+    assert_nowhere(home, [key, "Hunter2xQ", PLANTED["curl"], PLANTED["env"]])
+
+
+# --- 9: a FIFO or a device is never read as a transcript ---
+
+
+def run_mem(*args: str, stdin: str = "", timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    """`mem ARGS` in a child process (a FIFO that blocks would hang it, not the test run)."""
+    return subprocess.run(
+        [sys.executable, "-m", "memfiles", *args], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_a_fifo_transcript_is_refused_at_once(home: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "s.jsonl"
+    os.mkfifo(fifo)
+    done = run_mem("capture", str(fifo), "-u", "alice")
+    assert done.returncode == 2 and "is a FIFO, not a regular file" in done.stderr
+    payload = json.dumps({"session_id": "s", "transcript_path": str(fifo), "cwd": str(tmp_path)})
+    hooked = run_mem("capture", "--hook", "-u", "alice", stdin=payload)
+    assert hooked.returncode == 0 and "is a FIFO, not a regular file" in hooked.stderr
+    assert episode_files(home) == []
+
+
+def test_dev_zero_is_refused_without_reading_it(home: Path, tmp_path: Path) -> None:
+    with pytest.raises(memfiles.MemError, match="is a device, not a regular file"):
+        capture(memfiles.open_home(home).user("alice"), "/dev/zero")
+
+
+def test_a_transcript_over_the_limit_is_refused_naming_it(tmp_path: Path) -> None:
+    from memfiles.store.files import read_regular
+
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"x" * 101)
+    assert read_regular(big, 101) == b"x" * 101
+    with pytest.raises(memfiles.MemError, match="over the limit of 100 bytes"):
+        read_regular(big, 100, "transcript")
+    with pytest.raises(memfiles.MemError, match="over the limit of 100 bytes"):
+        from memfiles.api.inputs import read_stream
+
+        with open("/dev/zero", "rb") as endless:
+            read_stream(endless, what="transcript", limit=100)
+
+
+# --- 14: the capture log never follows a link and never raises ---
+
+
+def test_a_planted_capture_log_link_leaves_its_target_unchanged(home: Path, tmp_path: Path) -> None:
+    from memfiles.ops import capture as saving
+    from memfiles.ops.doctor import run as doctor
+
+    target = tmp_path / "bashrc"
+    target.write_text("export PATH=/usr/bin\n")
+    cache = home / ".cache"
+    cache.mkdir(exist_ok=True)
+    (cache / "capture.log").symlink_to(target)
+    paths = memfiles.open_home(home).paths
+    saving.log(paths, "SessionEnd", "s", "no such transcript file")
+    assert target.read_text() == "export PATH=/usr/bin\n"
+    assert saving.logged(paths) == []
+    doctor(paths, fix=False)  # reads nothing through it
+
+    (cache / "capture.log").unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    cache.rmdir()
+    cache.symlink_to(elsewhere)  # the folder itself a link
+    saving.log(paths, "SessionEnd", "s", "no such transcript file")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_the_capture_log_is_cut_past_its_limit_and_never_raises(home: Path) -> None:
+    from memfiles.ops import capture as saving
+
+    paths = memfiles.open_home(home).paths
+    for number in range(3):
+        saving.log(paths, "SessionEnd", f"s{number}", "x" * (saving.LOG_LIMIT // 2))
+    entries = saving.logged(paths)
+    assert entries and entries[-1]["session"] == "s2"
+    assert (home / ".cache" / "capture.log").stat().st_size <= saving.LOG_LIMIT + 1024
+    os.mkfifo(home / ".cache" / "other")
+    (home / ".cache" / "capture.log").unlink()
+    os.mkfifo(home / ".cache" / "capture.log")  # no reader: a blocking open would wait forever
+    saving.log(paths, "SessionEnd", "s", "still returns")
+    saving.log(paths, "SessionEnd", "s", "x" * (saving.LOG_LIMIT * 2))
+    assert saving.logged(paths) == []
+
+
+def test_the_capture_log_masks_secrets(home: Path) -> None:
+    from memfiles.ops import capture as saving
+
+    paths = memfiles.open_home(home).paths
+    saving.log(paths, "SessionEnd", "token=LogTok55ppQQ", f"/x/api_key={PLANTED['env']}: no such transcript file")
+    assert_nowhere(home, ["LogTok55ppQQ", PLANTED["env"]])

@@ -55,10 +55,13 @@ def capture(
         return
     if transcript is None:
         raise UsageError("give the TRANSCRIPT file (- for stdin), or --hook for a Claude Code hook")
+    from memfiles.api.capture import MAX_TRANSCRIPT_BYTES
     from memfiles.api.capture import capture as run
+    from memfiles.api.inputs import read_stream
 
     handle = open_scope(ctx, user, scope)
-    data = sys.stdin.buffer.read() if str(transcript) == "-" else None
+    stdin = str(transcript) == "-"
+    data = read_stream(sys.stdin.buffer, what="transcript", limit=MAX_TRANSCRIPT_BYTES) if stdin else None
     done = run(
         handle, "<stdin>" if data is not None else transcript, format=fmt, session=session, extract=extract, data=data
     )
