@@ -378,3 +378,41 @@ def test_the_capture_log_masks_secrets(home: Path) -> None:
     paths = memfiles.open_home(home).paths
     saving.log(paths, "SessionEnd", "token=LogTok55ppQQ", f"/x/api_key={PLANTED['env']}: no such transcript file")
     assert_nowhere(home, ["LogTok55ppQQ", PLANTED["env"]])
+
+
+# --- 5: the guard knows the new shapes, and leaves benign text alone ---
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD=s3cr3tpw in the .env",
+        "export GITHUB_TOKEN=abcd1234efgh",
+        "curl -u deploy:Sup3r https://api.example.com",
+        "sshpass -p 'PW9x' ssh web1",
+        "mysql -h db -u root -pHunter2 app",
+        "docker login --password Xy12z",
+        "the wifi password Hunter2 works",
+        "Authorization: Bearer abc123def456ghi789jkl",
+    ],
+)
+def test_the_guard_refuses_credentials_in_the_new_shapes(text: str) -> None:
+    assert memfiles.check(text).refused, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password manager is 1Password",
+        "the password reset flow is in reset.py",
+        "use curl -u $USER:$PASS from the vault",
+        "docker run mysql -p3306:3306",
+        "mysql -u root -p app (it asks for the password)",
+        "MAX_TOKENS=4096 for the model",
+        "GITHUB_TOKEN=${{ secrets.GH_TOKEN }} in the workflow",
+        "bearer tokens expire after 1 hour",
+        "password is in the team vault",
+    ],
+)
+def test_the_guard_leaves_benign_text_about_credentials_alone(text: str) -> None:
+    assert not memfiles.check(text).refused, text

@@ -54,6 +54,7 @@ _FLAGS = LazyPattern(
 )
 _SAID = LazyPattern(r"(?i)\b(?:password|passwd|passphrase)\s+(?:(?:is|was|now)\s+)?[\"'`]?(?P<value>[^\s\"'`,;()]{5,})")
 _BEARER = LazyPattern(r"(?i)\bbearer\s+(?P<value>[A-Za-z0-9._~+/-]{16,}=*)")
+_PORTS = LazyPattern(r"^[\d:.]+(?:/(?:tcp|udp))?$")
 _FILE_NAME = LazyPattern(r"\.[A-Za-z]{1,4}$")
 _VARIABLE = LazyPattern(r"^(?:\$\{?\w+\}?|\$\(.*|%\w+%|\{\{.*\}\}|<.*>|\*+|x{4,}|\.\.\.+)$")
 _LONG_TOKEN = LazyPattern(r"(?<![\w/+=.-])[A-Za-z0-9+/_=-]{24,}(?![\w/+=.-])")
@@ -85,10 +86,12 @@ def _assignment(line: str) -> Iterator[tuple[int, int]]:
         if not _PLACEHOLDER.match(value):
             yield match.start("value"), match.end("value")
     for match in _NAMED.finditer(line):
-        if not _PLACEHOLDER.match(match.group("value")):
+        if not _PLACEHOLDER.match(match.group("value")) and not match.group("value").startswith(("<", "$", "%", "{")):
             yield match.start("value"), match.end("value")
     for match in _FLAGS.finditer(line):
         group = next(name for name in ("value", "value2", "value3", "value4") if match.group(name) is not None)
+        if group == "value3" and _PORTS.match(match.group(group)):
+            continue  # `docker run mysql -p3306:3306` publishes a port
         if not _VARIABLE.match(match.group(group)):
             yield match.start(group), match.end(group)
     for match in _SAID.finditer(line):
@@ -106,12 +109,11 @@ def is_variable(value: str) -> bool:
 
 
 def password_like(value: str) -> bool:
-    """Whether a word said after `password` is one: letters with digits or symbols, not a path, file or variable
+    """Whether a word said after `password` is one: letters with digits, not a path, a file or a variable
     (`password Hunter2`, not `password manager`, `password reset.py` or `password $PW`)."""
     if _VARIABLE.match(value) or "/" in value or _FILE_NAME.search(value):
         return False
-    letters = any(c.isalpha() for c in value)
-    return letters and (any(c.isdigit() for c in value) or any(c in "!@#$%^&*+=?~" for c in value))
+    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
 
 
 def entropy(token: str) -> float:
