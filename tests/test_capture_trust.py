@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import memfiles
+import memfiles.api
 from memfiles.api.capture import capture, capture_hook
 from memfiles.format import episodes
 from memfiles.ops import extractor
@@ -416,3 +417,29 @@ def test_the_guard_refuses_credentials_in_the_new_shapes(text: str) -> None:
 )
 def test_the_guard_leaves_benign_text_about_credentials_alone(text: str) -> None:
     assert not memfiles.check(text).refused, text
+
+
+def test_a_chat_exports_titles_and_ids_leave_no_secret(home: Path, tmp_path: Path) -> None:
+    export = [
+        {
+            "id": "token=ConvIdTok88rrSS",
+            "title": f"Deploy with DEPLOY_TOKEN={PLANTED['env']}",
+            "create_time": 1788000000,
+            "update_time": 1788000100,
+            "current_node": "b",
+            "mapping": {
+                "a": {"message": {"author": {"role": "user"}, "content": {"parts": ["How do I deploy?"]}}},
+                "b": {
+                    "parent": "a",
+                    "message": {"author": {"role": "assistant"}, "content": {"parts": ["Run make deploy."]}},
+                },
+            },
+        }
+    ]
+    folder = tmp_path / "api_key=ExportPath77kk"
+    folder.mkdir()
+    path = folder / "conversations.json"
+    path.write_text(json.dumps(export))
+    report = memfiles.api.import_memory(memfiles.open_home(home), path, from_format="chatgpt", user="alice")
+    assert episode_files(home), report
+    assert_nowhere(home, ["ConvIdTok88rrSS", PLANTED["env"], "ExportPath77kk"])
