@@ -267,6 +267,15 @@ def ignored(root: Path, relpath: str) -> bool:
     return done.status == 0
 
 
+def keep_blob(root: Path, data: bytes) -> str:
+    """Write `data` into the repository's object store (`git hash-object -w`) and return its id, so bytes about
+    to be discarded stay retrievable (`git cat-file -p ID`) until git prunes unreachable objects (two weeks)."""
+    with tempfile.TemporaryFile(prefix="mem-blob-") as handle:
+        handle.write(data)
+        handle.seek(0)
+        return _run(root, "hash-object", "-w", "--stdin", stdin=handle).out.strip()
+
+
 def restore(root: Path, relpath: str) -> None:
     """Put a file back as it is in HEAD (or remove it when HEAD does not have it)."""
     known = _run(root, "cat-file", "-e", f"HEAD:{relpath}", check=False).status == 0
