@@ -212,6 +212,9 @@ def hold(episode: Episode, config: Config) -> bool:
     """Run the guard on a validated episode: with an error finding it is flagged (quarantined) with its findings,
     or refused under `[guard] episodes = "refuse"`. True when it is held back."""
     held = quarantine.findings(episode)
+    secret = next((f for f in held if f.code.startswith("MEM3")), None)
+    if secret is not None:  # masking missed it: a held-back file is still committed, so nothing is written
+        raise RefusedError(secret.code, f"{secret.message}; a secret is never stored, remove it and record again")
     if held and config.guard.episodes == "refuse":
         where = '[guard] episodes = "refuse" in mem.toml; the default quarantines it for `mem review`'
         raise RefusedError(held[0].code, f"{held[0].message} ({where})")
