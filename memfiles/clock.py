@@ -56,7 +56,7 @@ def parse_when(value: str | date | datetime) -> When:
 def iso(when: When) -> str:
     """A When as files write it: `YYYY-MM-DD`, or `YYYY-MM-DDTHH:MM:SSZ` in UTC."""
     if isinstance(when, datetime):
-        return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return when.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"  # year 1 is 0001
     return when.isoformat()
 
 

@@ -55,3 +55,17 @@ class NotFoundError(MemError):
 
 class GitError(MemError):
     """A git command failed; the message carries git's own words."""
+
+
+class HandEditError(MemError):
+    """A write would replace or remove files holding changes git has not committed (a person's edit, most
+    likely): nothing was written. `kept` names them, relative to the home."""
+
+    def __init__(self, root: str, kept: list[str], doing: str) -> None:
+        self.kept = kept
+        shown = ", ".join(kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
+        super().__init__(
+            f"{doing} would replace or remove {shown}, which {'has' if len(kept) == 1 else 'have'} changes not "
+            "committed (a hand edit?), so nothing was written: commit them (`mem doctor --fix` does) or discard "
+            f"them (git -C {root} checkout -- PATH), then try again"
+        )

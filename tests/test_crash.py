@@ -63,9 +63,12 @@ def test_doctor_rolls_back_an_uncommitted_file_that_does_not_parse(home: Path) -
     assert report.exit_code == 1
     assert "users/a/MEMORY.md: does not parse: " in report.output
     assert "users/a/MEMORY.md: uncommitted change (M)" in report.output
+    broken = path.read_bytes()
     fixed = runner.invoke(app, ["doctor", "--fix"])
     assert "rolled back users/a/MEMORY.md" in fixed.output and fixed.exit_code == 0
     assert path.read_bytes() == good
+    kept = fixed.output.split("cat-file -p ")[1].split(")")[0]  # the edit is not lost: git still has it
+    assert git(home, "cat-file", "-p", kept).encode() == broken
 
 
 def test_doctor_removes_a_stale_git_index_lock(home: Path) -> None:

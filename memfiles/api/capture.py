@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memfiles.api.inputs import hook_event, read_file
-from memfiles.errors import MemError, RefusedError, UsageError
+from memfiles.errors import HandEditError, MemError, RefusedError, UsageError
 from memfiles.outcome import Outcome
 
 if TYPE_CHECKING:
@@ -36,6 +36,9 @@ class Captured(BaseModel):
     outcome: Outcome | None
     replaced: list[str] = Field(default_factory=list, description="earlier capture files of the session, removed")
     skipped: str | None = None
+    kept: list[str] = Field(
+        default_factory=list, description="earlier capture files with changes not committed: left alone, so skipped"
+    )
     session: str
     format: str
     transcript: str
@@ -99,7 +102,7 @@ def capture(
         else data
     )
     found = readers.read(raw, format)
-    found.session_id = session or found.session_id or Path(where).stem
+    found.session_id = found.session_id or session or Path(where).stem  # the transcript knows its own
     found.cwd = found.cwd or (cwd or "")
     made = draft(found, where)
     made.ref = capture_ref(made.session, where)
@@ -115,7 +118,10 @@ def capture(
     }
     if not found.prompts and not found.calls:
         return Captured(outcome=None, skipped="the transcript has no prompt and no tool call", **base)
-    outcome, replaced = _save(scope, made)
+    try:
+        outcome, replaced = _save(scope, made)
+    except HandEditError as exc:
+        return Captured(outcome=None, skipped=str(exc), kept=exc.kept, **base)
     done = Captured(outcome=outcome, replaced=replaced, **base)
     if extract and outcome.kind in ("recorded", "quarantined", "exists"):
         return _extract(scope, done)
@@ -214,6 +220,8 @@ def _capture_hook(
         raise
     if done.outcome is not None and done.outcome.kind in ("refused", "quarantined"):
         saving.log(opened.paths, name, session, done.outcome.line())
+    if done.kept and done.skipped:
+        saving.log(opened.paths, name, session, f"skipped: {done.skipped}")
     if done.extract and not done.extract.endswith("proposed"):
         saving.log(opened.paths, name, session, f"extract {done.extract}")
     return done

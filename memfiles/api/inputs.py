@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -131,6 +131,14 @@ def read_value(stream: TextIO, limit: int) -> str:
     return text
 
 
+def read_stream(stream: BinaryIO, *, what: str, limit: int) -> bytes:
+    """Standard input's bytes, at most `limit`: one byte more refuses it, so an endless stream never fills memory."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise UsageError(f"<stdin>: the {what} is over the limit of {limit} bytes")
+    return data
+
+
 def when_text(value: When | None) -> str | None:
     """A date or datetime as the ISO text the services read (text is passed on as it is, `Nd` included)."""
     if value is None or isinstance(value, str):
@@ -179,12 +187,13 @@ _PATHS = ("transcript_path", "cwd")
 
 def read_file(path: Path, *, what: str, limit: int, folder: str) -> bytes:
     """A file a person named (a transcript, an import), at most `limit` bytes; each way it cannot be read is
-    one UsageError naming the path (`what` names the file in the messages, `folder` says what to give instead)."""
+    one UsageError naming the path (`what` names the file in the messages, `folder` says what to give instead).
+    Only a regular file is read, never waiting on a FIFO nor reading a device without end (store.files.read_regular).
+    """
+    from memfiles.store.files import read_regular
+
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise UsageError(f"{path}: {what} is {size} bytes, over the {limit} byte limit")
-        return path.read_bytes()
+        return read_regular(path, limit, what)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such {what} file") from None
     except IsADirectoryError:

@@ -5,9 +5,10 @@ Summary lines, in this order, each cut to its share of the words: what the sessi
 `Task:` the first prompt; `Also asked:` the key later prompts (the longest ones, kept in order, and the
 last one); `Edited:` / `Created:` the files, `Ran:` the commands, `Failed:` the calls that failed (a
 command with its exit code, and whether it later succeeded); `Outcome:` the assistant's last words.
-Tool outputs are never copied. Every text is masked for secrets first. At most MAX_WORDS words. The
-events are a short timeline; where the episode came from is its `source_ref` (`capture_ref`), set by the
-caller, which knows what the transcript was (a file, stdin, a conversation of an export).
+Tool outputs are never copied. Every text of the session is masked for secrets first, before any is
+cut. At most MAX_WORDS words. The events are a short timeline; where the episode came from is its
+`source_ref` (`capture_ref`), set by the caller, which knows what the transcript was (a file, stdin, a
+conversation of an export).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePath
 
-from memfiles.capture.secrets import mask
+from memfiles.capture.secrets import Masker, mask, masked_id
 from memfiles.capture.session import COMMAND, EDIT, WRITE, Session, ToolCall
 from memfiles.format.fields import printable_line
 
@@ -62,63 +63,46 @@ class Draft:
         return len(self.summary.split())
 
 
-class _Masker:
-    """Masks each text it is given and remembers the distinct secrets, so one key quoted twice counts once."""
-
-    def __init__(self) -> None:
-        self.secrets: set[str] = set()
-        self._masked: dict[str, str] = {}  # each distinct text is read once: a session runs one command many times
-
-    @property
-    def count(self) -> int:
-        return len(self.secrets)
-
-    def __call__(self, text: str) -> str:
-        clean = self._masked.get(text)
-        if clean is None:
-            clean, found = mask(text)
-            self.secrets.update(found)
-            self._masked[text] = clean
-        return clean
-
-
 def draft(session: Session, where: str) -> Draft:
-    """The summary, events, entities and outcome of `session`; `where` names the transcript in its problems."""
-    clean = _Masker()
+    """The summary, events, entities and outcome of `session`; `where` names the transcript in its problems.
+
+    Every text the session holds is masked first, whole (`mask_session`): a command cut to 100 characters
+    would no longer show a secret's shape."""
+    clean = Masker()
+    mask_session(session, clean)
     lines = [_opening(session)]
-    prompts = [clean(_one_line(p.text)) for p in session.prompts]
+    prompts = [_one_line(p.text) for p in session.prompts]
     if prompts:
         lines.append("Task: " + _cut(prompts[0], _TASK_WORDS))
         key = _key_prompts(prompts[1:])
         if key:
             lines.append("Also asked: " + " | ".join(_cut(p, _PROMPT_WORDS) for p in key))
-    edited = [clean(path) for path in _files(session.calls, EDIT, session.cwd)]
-    created = [clean(path) for path in _files(session.calls, WRITE, session.cwd)]
+    edited = _files(session.calls, EDIT, session.cwd)
+    created = _files(session.calls, WRITE, session.cwd)
     commands = [c for c in session.calls if c.kind == COMMAND and c.target]
     if edited:
         lines.append("Edited: " + _listed(edited))
     if created:
         lines.append("Created: " + _listed(created))
     if commands:
-        ran = Counter(clean(_command(c.target)) for c in commands)
+        ran = Counter(_command(c.target) for c in commands)
         lines.append("Ran: " + _listed([f"`{c}`" + (f" ({n}x)" if n > 1 else "") for c, n in ran.items()]))
-    failures = _failures(session.calls, clean)
+    failures = _failures(session.calls)
     if failures:
         lines.append("Failed: " + _listed(failures))
     outcome = _outcome(session.calls, bool(prompts or session.replies))
     if session.replies:
-        lines.append(f"Outcome ({outcome}): " + _cut(clean(_one_line(session.replies[-1])), _OUTCOME_WORDS))
+        lines.append(f"Outcome ({outcome}): " + _cut(_one_line(session.replies[-1]), _OUTCOME_WORDS))
     else:
         lines.append(f"Outcome: {outcome}.")
-    summary = _bounded(lines)
+    summary = clean(_bounded(lines))  # and once more, whole: nothing the lines put together escapes
     events = [clean(e) for e in _events(session, edited, created, commands)]
-    entities = [session.cwd] if session.cwd else []
     return Draft(
         summary=summary,
         session=session.session_id,
         started=session.started,
         ended=session.ended,
-        entities=[clean(e) for e in entities],
+        entities=[session.cwd] if session.cwd else [],
         events=events,
         outcome=outcome,
         masked=clean.count,
@@ -128,9 +112,24 @@ def draft(session: Session, where: str) -> Draft:
     )
 
 
+def mask_session(session: Session, clean: Masker) -> None:
+    """Mask every text of `session` in place: prompts, replies, every call's tool and target, the cwd and the
+    session id. A session id that held a secret becomes `session-` and this machine's signature of it, so
+    later captures of the same session still find its episode and the id never shows the secret."""
+    for prompt in session.prompts:
+        prompt.text = clean(prompt.text)
+    session.replies = [clean(reply) for reply in session.replies]
+    for call in session.calls:
+        call.tool, call.target = clean(call.tool), clean(call.target)
+    session.cwd = clean(session.cwd)
+    if session.session_id and clean(session.session_id) != session.session_id:
+        session.session_id = masked_id(session.session_id)
+
+
 def capture_ref(session: str, where: str) -> str:
-    """A capture's `source_ref`: `session ID, transcript PATH` (docs/FORMAT.md, "Capture"), each part one line."""
-    return f"session {printable_line(session)}, transcript {printable_line(where)}"
+    """A capture's `source_ref`: `session ID, transcript PATH` (docs/FORMAT.md, "Capture"), each part one line,
+    with any secret the path holds masked."""
+    return f"session {printable_line(session)}, transcript {printable_line(mask(where)[0])}"
 
 
 def _opening(session: Session) -> str:
@@ -178,13 +177,13 @@ def _command(command: str) -> str:
     return line if len(line) <= _COMMAND_CHARS else line[: _COMMAND_CHARS - 1].rstrip() + "…"
 
 
-def _failures(calls: list[ToolCall], clean: _Masker) -> list[str]:
+def _failures(calls: list[ToolCall]) -> list[str]:
     failed: list[str] = []
     for index, call in enumerate(calls):
         if not call.failed:
             continue
         what = (
-            f"`{clean(_command(call.target))}`"
+            f"`{_command(call.target)}`"
             if call.kind == COMMAND and call.target
             else (f"{call.tool} {call.target}".strip())
         )

@@ -55,10 +55,13 @@ def capture(
         return
     if transcript is None:
         raise UsageError("give the TRANSCRIPT file (- for stdin), or --hook for a Claude Code hook")
+    from memfiles.api.capture import MAX_TRANSCRIPT_BYTES
     from memfiles.api.capture import capture as run
+    from memfiles.api.inputs import read_stream
 
     handle = open_scope(ctx, user, scope)
-    data = sys.stdin.buffer.read() if str(transcript) == "-" else None
+    stdin = str(transcript) == "-"
+    data = read_stream(sys.stdin.buffer, what="transcript", limit=MAX_TRANSCRIPT_BYTES) if stdin else None
     done = run(
         handle, "<stdin>" if data is not None else transcript, format=fmt, session=session, extract=extract, data=data
     )
@@ -67,7 +70,7 @@ def capture(
     else:
         for text in done.lines():
             output.line(text)
-    exit_with(1 if done.outcome is not None and done.outcome.refused else 0)
+    exit_with(1 if (done.outcome is not None and done.outcome.refused) or done.kept else 0)
 
 
 def _hook(home: Path | None, user: str | None, scope: str | None, extract: bool) -> None:
@@ -81,3 +84,5 @@ def _hook(home: Path | None, user: str | None, scope: str | None, extract: bool)
         return
     if done.outcome is not None and done.outcome.kind in ("refused", "quarantined"):
         output.error(f"capture hook: {done.outcome.line()}")
+    elif done.kept and done.skipped:
+        output.error(f"capture hook: skipped: {done.skipped}")

@@ -168,7 +168,8 @@ def slug(episode: Episode) -> str:
 
 def file_name(episode: Episode, attempt: int = 1) -> str:
     """`YYYY-MM-DDTHH-MM-SSZ-<slug>.md`; `attempt` > 1 adds `-2`, `-3`… when the name is taken."""
-    when = clock.to_datetime(episode.started_at).strftime("%Y-%m-%dT%H-%M-%SZ")
+    moment = clock.to_datetime(episode.started_at).replace(tzinfo=None)
+    when = moment.isoformat(timespec="seconds").replace(":", "-") + "Z"  # zero-padded: year 1 is 0001
     suffix = "" if attempt == 1 else f"-{attempt}"
     return f"{when}-{slug(episode)}{suffix}.md"
 

@@ -66,7 +66,7 @@ class Dumper(yaml.SafeDumper):
 
 
 def _represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.ScalarNode:
-    text = value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    text = value.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds") + "Z"  # year 1 is 0001
     return dumper.represent_scalar("tag:yaml.org,2002:timestamp", text)
 
 

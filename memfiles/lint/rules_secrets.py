@@ -38,6 +38,25 @@ _PLACEHOLDER = LazyPattern(
     r"your[_-]?\w+|none|null|required|optional|secret|password|token|env\b.*|os\.environ.*|getenv.*|"
     r"[a-z]+(?:[_-][a-z]+)*)$"
 )
+# Credentials that name themselves without `=` or `:`: an environment line whose name ends in what it holds
+# (`DB_PASSWORD=…`, `GITHUB_TOKEN=…`), a command line's password flag (`curl -u user:pass`, `sshpass -p PW`,
+# `mysql -pPW`, `--password X`), `password Hunter2`, a bearer token. Each names a value that is a secret by
+# where it stands, so only a variable (`$PW`, `<pw>`, `***`) is let through.
+_NAMED = LazyPattern(
+    r"(?i)(?<![\w-])[a-z][a-z0-9_]*_(?:token|secret|password|passwd|pwd|api_?key|access_?key|secret_?key|"
+    r"private_?key|auth_?token|credentials?)\s*=\s*[\"']?(?P<value>[^\s\"'`;]{4,})"
+)
+_FLAGS = LazyPattern(
+    r"(?i)\bcurl\b[^\n|;&]{0,200}?\s(?:-u\s*|--user[\s=]+)[\"']?[^\s:\"']+:(?P<value>[^\s\"']+)"
+    r"|\bsshpass\s+(?:-[a-oq-z]\S*\s+){0,4}-p\s*[\"']?(?P<value2>[^\s\"']{2,})"
+    r"|\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?\s-p(?P<value3>[^\s\"'-][^\s\"']+)"
+    r"|(?<![\w-])--pass(?:word)?(?:=|\s+)[\"']?(?P<value4>[^\s\"'-][^\s\"']+)"
+)
+_SAID = LazyPattern(r"(?i)\b(?:password|passwd|passphrase)\s+(?:(?:is|was|now)\s+)?[\"'`]?(?P<value>[^\s\"'`,;()]{5,})")
+_BEARER = LazyPattern(r"(?i)\bbearer\s+(?P<value>[A-Za-z0-9._~+/-]{16,}=*)")
+_PORTS = LazyPattern(r"^[\d:.]+(?:/(?:tcp|udp))?$")
+_FILE_NAME = LazyPattern(r"\.[A-Za-z]{1,4}$")
+_VARIABLE = LazyPattern(r"^(?:\$\{?\w+\}?|\$\(.*|%\w+%|\{\{.*\}\}|<.*>|\*+|x{4,}|\.\.\.+)$")
 _LONG_TOKEN = LazyPattern(r"(?<![\w/+=.-])[A-Za-z0-9+/_=-]{24,}(?![\w/+=.-])")
 
 # Anchors (Rule.anchors, syntax in memfiles.lint.gate); tokens of 24+ characters reach MEM301 and MEM304
@@ -54,7 +73,8 @@ ANCHORS: dict[str, list[str]] = {
     "MEM302": ["-----begin"],
     "MEM303": words(
         """password passwd passphrase pwd pin$ secret client api access private auth refresh token bearer
-        authorization"""
+        authorization curl$ sshpass mysql mariadb ~token$ ~secret$ ~password$ ~passwd$ ~pwd$ ~api_key$
+        ~apikey$ ~access_key$ ~accesskey$ ~secret_key$ ~private_key$ ~credential$ ~credentials$"""
     ),
     "MEM304": [LONG_TOKEN],
 }
@@ -65,6 +85,35 @@ def _assignment(line: str) -> Iterator[tuple[int, int]]:
         value = match.group("value")
         if not _PLACEHOLDER.match(value):
             yield match.start("value"), match.end("value")
+    for match in _NAMED.finditer(line):
+        if not _PLACEHOLDER.match(match.group("value")) and not match.group("value").startswith(("<", "$", "%", "{")):
+            yield match.start("value"), match.end("value")
+    for match in _FLAGS.finditer(line):
+        group = next(name for name in ("value", "value2", "value3", "value4") if match.group(name) is not None)
+        if group == "value3" and _PORTS.match(match.group(group)):
+            continue  # `docker run mysql -p3306:3306` publishes a port
+        if not _VARIABLE.match(match.group(group)):
+            yield match.start(group), match.end(group)
+    for match in _SAID.finditer(line):
+        if password_like(match.group("value")):
+            yield match.start("value"), match.end("value")
+    for match in _BEARER.finditer(line):
+        value = match.group("value")
+        if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+            yield match.start("value"), match.end("value")
+
+
+def is_variable(value: str) -> bool:
+    """Whether a credential's value names where it comes from (`$PW`, `${TOKEN}`, `%PW%`, `<password>`, `***`)."""
+    return bool(_VARIABLE.match(value))
+
+
+def password_like(value: str) -> bool:
+    """Whether a word said after `password` is one: letters with digits, not a path, a file or a variable
+    (`password Hunter2`, not `password manager`, `password reset.py` or `password $PW`)."""
+    if _VARIABLE.match(value) or "/" in value or _FILE_NAME.search(value):
+        return False
+    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
 
 
 def entropy(token: str) -> float:

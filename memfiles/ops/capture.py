@@ -4,14 +4,18 @@ each later capture of that session, one commit each time.
 The episode is validated exactly as `mem episode` validates one (memfiles.ops.record.validate_episode:
 the allowed sources, the limits, the guard). The earlier capture of the same session is the episode
 file of the scope with `source: capture` and the same `session`; the new episode takes its place (its
-file name when the start is the same, else its own) and the old file is removed in the same commit.
+file name when the start is the same, else its own) and the old file is removed in the same commit. An
+earlier capture with changes not committed (a person's edit) is never replaced: the capture is skipped.
 The same transcript captured twice writes nothing (`exists`). Failures a hook cannot show a person go
 to `.cache/capture.log`, which `mem doctor` reports.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -22,7 +26,7 @@ from memfiles.format import episodes, layout
 from memfiles.format.config import Config
 from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
-from memfiles.ops.commit import commit_or_undo, current, note_written, refuse_during_merge
+from memfiles.ops.commit import commit_or_undo, current, note_written, refuse_during_merge, refuse_hand_edits
 from memfiles.ops.record import NewEpisode, hold, validate_episode
 from memfiles.store import gitrepo
 from memfiles.store.files import atomic_write, scope_lock
@@ -30,6 +34,7 @@ from memfiles.store.files import atomic_write, scope_lock
 SOURCE = "capture"
 LOG_NAME = "capture.log"
 _LOG_KEEP = 200  # lines the log keeps (the newest)
+LOG_LIMIT = 256 * 1024  # bytes past which the log is cut to its newest lines
 
 
 @dataclass(slots=True)
@@ -51,6 +56,8 @@ def save(paths: Paths, config: Config, scope: Scope, new: NewEpisode) -> Capture
         earlier = earlier_captures(paths, scope, episode.session or "")
         if [old.id for _path, old in earlier] == [episode.id]:
             return CaptureWrite("exists", earlier[0][1], paths.relative(earlier[0][0]))
+        # A hand edit of an earlier capture is in no commit: replacing it would lose it for good (HandEditError).
+        refuse_hand_edits(paths, [path for path, _old in earlier], f"capturing session {episode.session} again")
         target = _target(paths, scope, episode, [path for path, _old in earlier])
         removed = [path for path, _old in earlier if path != target]
         relpath = paths.relative(target)
@@ -112,24 +119,64 @@ def log_path(paths: Paths) -> Path:
 
 
 def log(paths: Paths, event: str, session: str, what: str) -> None:
-    """Append one line (`time event session: what`) to `.cache/capture.log`; keeps the newest lines. Never raises."""
-    line = json.dumps({"at": clock.iso(clock.now()), "event": event, "session": session, "what": what})
-    path = log_path(paths)
+    """Append one line (`time event session: what`, secrets masked) to `.cache/capture.log`; past LOG_LIMIT
+    bytes it keeps the newest _LOG_KEEP lines. Never follows a link (a planted `.cache` or `capture.log`
+    link would make the hook write anywhere), never waits on a FIFO, and never raises: the log is where
+    errors go, and failing to write it must not become another error."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as out:
-            out.write(line + "\n")
-        if path.stat().st_size > 256 * 1024:
-            kept = path.read_text(encoding="utf-8", errors="replace").splitlines()[-_LOG_KEEP:]
-            atomic_write(path, ("\n".join(kept) + "\n").encode("utf-8"))
-    except OSError:
-        pass  # the log is where errors go; failing to write it must not become another error
+        from memfiles.capture.secrets import mask
+
+        entry = {"at": clock.iso(clock.now()), "event": event, "session": session, "what": what}
+        line = json.dumps({k: mask(v)[0] for k, v in entry.items()}) + "\n"
+        fd = _open_log(paths, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        if fd is None:
+            return
+        try:
+            os.write(fd, line.encode("utf-8"))
+            size = os.fstat(fd).st_size
+            if size > LOG_LIMIT:
+                kept = os.pread(fd, LOG_LIMIT, size - LOG_LIMIT).split(b"\n")[1:-1][-_LOG_KEEP:]
+                os.ftruncate(fd, 0)
+                os.write(fd, b"".join(k + b"\n" for k in kept))
+        finally:
+            os.close(fd)
+    except Exception:  # documented never to raise: a hook must finish whatever the log does
+        return
+
+
+def _open_log(paths: Paths, flags: int) -> int | None:
+    """The log opened with `flags` inside the home's real `.cache` folder, never through a link, or None when
+    the folder or the file is anything but a real folder and a regular file of one name (or cannot be made)."""
+    home = os.open(paths.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        if flags & os.O_CREAT:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(layout.CACHE_DIR, 0o755, dir_fd=home)
+        folder = os.open(layout.CACHE_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=home)
+    finally:
+        os.close(home)
+    try:
+        fd = os.open(LOG_NAME, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644, dir_fd=folder)
+    finally:
+        os.close(folder)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:  # a FIFO, a device, or a hard link to another file
+        os.close(fd)
+        return None
+    return fd
 
 
 def logged(paths: Paths) -> list[dict[str, str]]:
     """The capture log's entries, oldest first (lines that are not entries are skipped)."""
     try:
-        text = log_path(paths).read_text(encoding="utf-8", errors="replace")
+        fd = _open_log(paths, os.O_RDONLY)
+        if fd is None:
+            return []
+        try:
+            size = os.fstat(fd).st_size
+            text = os.pread(fd, LOG_LIMIT, max(0, size - LOG_LIMIT)).decode("utf-8", errors="replace")
+        finally:
+            os.close(fd)
     except OSError:
         return []
     entries = []

@@ -5,13 +5,14 @@ undone when git fails, refused while a `mem sync` merge is unfinished. Every wri
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from memfiles.errors import GitError, MemError
+from memfiles.errors import GitError, HandEditError, MemError
 from memfiles.format.layout import Paths, Scope
 from memfiles.store import gitrepo
 from memfiles.store.files import atomic_write, git_lock, scope_lock
@@ -75,6 +76,18 @@ def refuse_during_merge(paths: Paths) -> None:
             "edit the files with conflict markers (`mem doctor` lists them), then run `mem sync --commit`; "
             f"or give the merge up: git -C {root} merge --abort"
         )
+
+
+def refuse_hand_edits(paths: Paths, files: Iterable[Path], doing: str) -> None:
+    """Raise HandEditError if any of `files` (those that exist) has changes git has not committed.
+
+    Every writer that replaces a file with content not read from it, or removes one, asks this first, under
+    the scope's lock: a person's uncommitted edit is in no commit, so replacing it would lose it for good.
+    """
+    present = [paths.relative(path) for path in files if os.path.lexists(path)]
+    kept = gitrepo.uncommitted(paths.root, present) if present else []
+    if kept:
+        raise HandEditError(str(paths.root), kept, doing)
 
 
 def current(path: Path) -> bytes | None:

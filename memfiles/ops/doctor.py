@@ -397,11 +397,16 @@ def _settler(paths: Paths, relpath: str) -> Callable[[], str]:
         target = paths.root / relpath
         scope = layout.scope_from_relpath(relpath)
         if target.name == layout.MEMORY_NAME and target.is_file() and scope is not None:
+            data = target.read_bytes()
             try:
-                parse(target.read_bytes(), relpath, str(scope))
+                parse(data, relpath, str(scope))
             except MemError:
+                kept = gitrepo.keep_blob(paths.root, data)  # a person's edit, maybe: never discarded for good
                 gitrepo.restore(paths.root, relpath)
-                return f"rolled back {relpath} to its last commit (the uncommitted version does not parse)"
+                return (
+                    f"rolled back {relpath} to its last commit (the uncommitted version does not parse; it is kept "
+                    f"in git: git -C {paths.root} cat-file -p {kept})"
+                )
         gitrepo.commit(paths.root, [relpath], f"{INTERRUPTED}\n\n{relpath}\n")
         return f"committed {relpath}"
 

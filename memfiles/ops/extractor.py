@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import selectors
 import shlex
 import signal
@@ -37,6 +38,9 @@ _STDERR_TAIL = 600  # characters of the extractor's stderr quoted in an error
 _STDERR_KEPT = 4 * _STDERR_TAIL  # bytes of stderr kept (the end): enough for _STDERR_TAIL characters
 _CHUNK = 1 << 16  # bytes read or written at a time
 _OUTPUT_HEAD = 200  # characters of bad output quoted in an error
+_MARK = "MEM_EXTRACTOR_RUN"  # the environment variable marking every process of one extractor run
+_STOP_ROUNDS = 5
+_ENVIRON_LIMIT = 1 << 20  # bytes of a process's environment read when looking for the mark
 
 
 class ExtractorError(MemError):
@@ -72,9 +76,11 @@ def run(command: str, payload: dict[str, Any], timeout: float) -> ExtractorOutpu
     if not argv:
         raise UsageError("no extractor command: pass --extractor CMD or set [consolidate] extractor in mem.toml")
     name = argv[0]
+    mark = secrets.token_hex(16)  # in the environment of everything the extractor starts: see _stop
     try:
         process = subprocess.Popen(
             argv,
+            env={**os.environ, _MARK: mark},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -90,7 +96,7 @@ def run(command: str, payload: dict[str, Any], timeout: float) -> ExtractorOutpu
     try:
         out, err = _exchange(process, data, timeout)
     except BaseException as why:  # stopped here, or this process is (Ctrl-C): the extractor never outlives it
-        _stop(process)
+        _stop(process, mark)
         if not isinstance(why, _Stopped):
             raise
         if why.args[0] == "output":
@@ -166,14 +172,51 @@ def _exchange(process: subprocess.Popen[bytes], data: bytes, timeout: float) -> 
     return bytes(out), bytes(err[-_STDERR_KEPT:])
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the extractor and every process it started (its own process group), and reap it."""
+def _stop(process: subprocess.Popen[bytes], mark: str) -> None:
+    """Stop the extractor and every process it started, and reap it: its process group, then every process
+    that left the group (`setsid`, a double fork) but still carries the run's mark in its environment."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
+    _stop_marked(mark)
     for pipe in (process.stdin, process.stdout, process.stderr):
         if pipe is not None:
             pipe.close()
+
+
+def _stop_marked(mark: str) -> None:
+    """SIGKILL every process of this user whose environment holds `MEM_EXTRACTOR_RUN=mark`, until none is left.
+
+    A process group does not hold a descendant that made its own session, and an orphan is re-parented away
+    from its ancestors, but each inherits the environment it was started with, which Linux shows in
+    `/proc/PID/environ` (as Jenkins finds a build's processes). A process started with a cleaned environment,
+    and systems without `/proc`, are out of reach: there the process group is all that is stopped.
+    """
+    entry = f"{_MARK}={mark}".encode()
+    for _ in range(_STOP_ROUNDS):  # a process may fork while the last round was killing its parent
+        found = [pid for pid in _user_pids() if entry in _environment(pid)]
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _user_pids() -> list[int]:
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    return [int(name) for name in names if name.isdigit() and int(name) != os.getpid()]
+
+
+def _environment(pid: int) -> list[bytes]:
+    """The environment `pid` was started with, one `NAME=value` each ([] when it is not ours to read, or gone)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return handle.read(_ENVIRON_LIMIT).split(b"\0")
+    except OSError:
+        return []
 
 
 def parse_output(text: str, name: str = "extractor") -> ExtractorOutput:

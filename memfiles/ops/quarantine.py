@@ -101,6 +101,7 @@ def _locate(paths: Paths, scope: Scope, episode_id: str) -> tuple[Path, bytes, E
     if not episodes.ID_PATTERN.fullmatch(episode_id):
         raise MemError(f"invalid episode id {episode_id!r}: expected e- and 12 hex digits (see `mem review`)")
     needle = episode_id.encode()
+    found_in: list[tuple[Path, bytes, Episode]] = []
     for path in reversed(paths.episode_files(scope)):
         try:
             data = path.read_bytes()
@@ -113,7 +114,15 @@ def _locate(paths: Paths, scope: Scope, episode_id: str) -> tuple[Path, bytes, E
         except MemError:
             continue
         if found.id == episode_id:
-            return path, data, found
+            found_in.append((path, data, found))
+    if len(found_in) > 1:  # a copy (or a planted twin): a decision on one would leave the other as it was
+        names = ", ".join(sorted(paths.relative(path) for path, _data, _episode in found_in))
+        raise MemError(
+            f"episode {episode_id} is in {len(found_in)} files ({names}): one id names one episode, so nothing was "
+            "decided; remove the copies you do not want (git rm), then try again"
+        )
+    if found_in:
+        return found_in[0]
     raise NotFoundError(f"no episode {episode_id} in {scope}'s episodes folder (see `mem review`)")
 
 
@@ -192,12 +201,13 @@ def reject(paths: Paths, scope: Scope, episode_id: str) -> Held:
 
 
 def _settle(paths: Paths, scope: Scope, episode_id: str, change: _Change) -> Held:
-    from memfiles.ops.commit import commit_or_undo, note_written, refuse_during_merge
+    from memfiles.ops.commit import commit_or_undo, note_written, refuse_during_merge, refuse_hand_edits
     from memfiles.store.files import atomic_write, scope_lock
 
     with scope_lock(paths, scope):
         refuse_during_merge(paths)
         path, data, episode = _locate(paths, scope, episode_id)
+        refuse_hand_edits(paths, [path], f"settling episode {episode_id}")  # decide on committed text only
         verb = change(episode, review(episode))
         relpath = paths.relative(path)
         atomic_write(path, episodes.serialize(episode))

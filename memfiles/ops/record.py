@@ -9,7 +9,7 @@ every reader until a person accepts it (memfiles.ops.quarantine), so the rest of
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,8 +78,32 @@ class EpisodeWrite:
     path: str
 
 
+def masked_episode(new: NewEpisode) -> NewEpisode:
+    """`new` with every secret in every text masked (`<masked>`): summary, session, entities, events, source_ref,
+    candidate facts and reasons. An episode is stored with its secrets masked, never held back with them inside:
+    a held-back file is still committed, synced and kept in history."""
+    from memfiles.capture.secrets import Masker, masked_id
+
+    clean = Masker()
+    session = new.session
+    if session is not None and clean(session) != session:
+        session = masked_id(session)
+    return replace(
+        new,
+        summary=clean(new.summary),
+        session=session,
+        entities=[clean(e) for e in new.entities],
+        events=[clean(e) for e in new.events],
+        ref=clean(new.ref) if new.ref else new.ref,
+        facts=[replace(c, value=clean(c.value)) for c in new.facts],
+        invalidates=[replace(i, reason=clean(i.reason)) for i in new.invalidates],
+    )
+
+
 def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
-    """Turn a NewEpisode into an Episode, or raise RefusedError/MemError saying what is wrong. Opens no file."""
+    """Turn a NewEpisode into an Episode, or raise RefusedError/MemError saying what is wrong. Opens no file.
+    Secrets are masked first (`masked_episode`)."""
+    new = masked_episode(new)
     source = new.source or DEFAULT_SOURCE
     if source not in config.sources.allowed:
         raise RefusedError(
@@ -188,6 +212,9 @@ def hold(episode: Episode, config: Config) -> bool:
     """Run the guard on a validated episode: with an error finding it is flagged (quarantined) with its findings,
     or refused under `[guard] episodes = "refuse"`. True when it is held back."""
     held = quarantine.findings(episode)
+    secret = next((f for f in held if f.code.startswith("MEM3")), None)
+    if secret is not None:  # masking missed it: a held-back file is still committed, so nothing is written
+        raise RefusedError(secret.code, f"{secret.message}; a secret is never stored, remove it and record again")
     if held and config.guard.episodes == "refuse":
         where = '[guard] episodes = "refuse" in mem.toml; the default quarantines it for `mem review`'
         raise RefusedError(held[0].code, f"{held[0].message} ({where})")

@@ -187,7 +187,7 @@ def recall(
             indexed.close()
     names = [str(s) for s in scopes]
     notes = semantic.notes if semantic is not None else []
-    return Recalled(names, reference, block(names, reference, items, budget, max_chars), problems, notes)
+    return Recalled(names, reference, block(names, reference, one_each(items), budget, max_chars), problems, notes)
 
 
 def _indexed(paths: Paths, scopes: list[Scope], options: Options, reference: When) -> IndexedEpisodes | None:
@@ -226,4 +226,18 @@ def render_memory(
             weight = decay(age, config.memory.half_life_days)
             recent.append(Item("episode", str(scope), weight, _WHOLE, weight, age, episode=episode))
     names = [str(s) for s in scopes]
-    return Recalled(names, now, block(names, now, facts + conflicts + recent, budget, max_chars), problems)
+    return Recalled(names, now, block(names, now, one_each(facts + conflicts + recent), budget, max_chars), problems)
+
+
+def one_each(items: list[Item]) -> list[Item]:
+    """`items` with each episode once: two files holding one id (a copy, or a planted twin) show the first ranked
+    only (`mem accept` and `mem reject` refuse to pick one of them)."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for item in items:
+        if item.episode is not None:
+            if (item.scope, item.episode.id) in seen:
+                continue
+            seen.add((item.scope, item.episode.id))
+        kept.append(item)
+    return kept

@@ -11,12 +11,13 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memfiles.errors import MemError
+from memfiles.errors import MemError, UsageError
 from memfiles.format.layout import Paths, Scope
 from memfiles.store.faults import crash_point
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from memfiles.format.memoryfile import MemoryDoc
 
 LOCK_TIMEOUT_SECONDS = 60.0
+_READ_CHUNK = 1 << 20
 
 
 def read_memory(paths: Paths, scope: Scope) -> MemoryDoc:
@@ -38,6 +40,39 @@ def read_memory(paths: Paths, scope: Scope) -> MemoryDoc:
     except IsADirectoryError:
         raise MemError(f"{paths.relative(path)} is a directory, expected a file") from None
     return parse(data, paths.relative(path), expected_scope=str(scope))
+
+
+def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them, read safely whatever `path` turns out to be.
+
+    Opened without blocking (a FIFO with no writer would wait forever), then `fstat` on the open descriptor
+    decides: a folder raises IsADirectoryError, a FIFO, device or socket is refused; then at most `limit` + 1
+    bytes are read (`/dev/zero` or a file that grows while it is read never fills memory), and one byte
+    more than the limit refuses it. Refusals are UsageErrors naming the path, `what` it is and the limit;
+    other failures are the OSError the system gave (FileNotFoundError, PermissionError…).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            kind = "FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device"
+            raise UsageError(f"{path}: the {what} is a {kind}, not a regular file; give a regular file")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(_READ_CHUNK, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise UsageError(f"{path}: the {what} is over the limit of {limit} bytes")
+    return b"".join(chunks)
 
 
 def atomic_write(path: Path, data: bytes) -> None:

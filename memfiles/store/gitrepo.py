@@ -28,6 +28,7 @@ _NO_GIT = "git is not installed or not on PATH; memfiles needs git to keep a hom
 _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}  # a path is a name, never a glob
 # the given paths alone; no hooks (mem's own commits); the message exactly as written
 _COMMIT_ONLY = ("--only", "--quiet", "--no-verify", "--cleanup=verbatim")
+_PATHS_PER_CALL = 200
 
 
 def _gitpython() -> ModuleType:
@@ -212,7 +213,23 @@ def log(root: Path, path: str | None = None, limit: int = 50) -> list[dict[str, 
 
 def changed_files(root: Path) -> list[tuple[str, str]]:
     """Uncommitted changes as (two-letter status, path), untracked files included, ignored ones not."""
-    out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all").out
+    return _status_entries(_run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all").out)
+
+
+def uncommitted(root: Path, relpaths: list[str]) -> list[str]:
+    """Which of `relpaths` hold changes git has not committed: changed or staged since HEAD, or not in git at all
+    (untracked and not ignored). A writer never replaces or removes such a file: it may be a person's edit."""
+    found: set[str] = set()
+    wanted = sorted(set(relpaths))
+    for start in range(0, len(wanted), _PATHS_PER_CALL):  # a command line holds a few hundred paths safely
+        chunk = wanted[start : start + _PATHS_PER_CALL]
+        out = _run(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *chunk, env=_LITERAL).out
+        found.update(path for _code, path in _status_entries(out))
+    return [path for path in wanted if path in found]
+
+
+def _status_entries(out: str) -> list[tuple[str, str]]:
+    """`git status --porcelain=v1 -z` as (two-letter status, path)."""
     entries = out.split("\0")
     changes: list[tuple[str, str]] = []
     index = 0
@@ -248,6 +265,15 @@ def ignored(root: Path, relpath: str) -> bool:
     if done.status > 1:
         raise GitError(_failure(root, "check-ignore", done))
     return done.status == 0
+
+
+def keep_blob(root: Path, data: bytes) -> str:
+    """Write `data` into the repository's object store (`git hash-object -w`) and return its id, so bytes about
+    to be discarded stay retrievable (`git cat-file -p ID`) until git prunes unreachable objects (two weeks)."""
+    with tempfile.TemporaryFile(prefix="mem-blob-") as handle:
+        handle.write(data)
+        handle.seek(0)
+        return _run(root, "hash-object", "-w", "--stdin", stdin=handle).out.strip()
 
 
 def restore(root: Path, relpath: str) -> None:
