@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 
 from memfiles import output
-from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_home, open_scope
+from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_home, open_scope, warn_unknown
 
 if TYPE_CHECKING:
     from memfiles.format.fields import Subject
@@ -66,6 +66,7 @@ def show(
 ) -> None:
     """List a scope's current facts (active and conflicts); --all adds the history."""
     handle = open_scope(ctx, user, scope)
+    warn_unknown(handle.home, [str(handle)])
     output.facts(str(handle), handle.show(everything=everything), as_json)
 
 
@@ -79,6 +80,7 @@ def history(
 ) -> None:
     """Show every value a key has had, with dates, confidence and provenance."""
     handle = open_scope(ctx, user, scope)
+    warn_unknown(handle.home, [str(handle)])
     output.facts(f"{handle} {key}", handle.history(key), as_json, history=True)
 
 

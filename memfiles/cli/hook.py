@@ -14,11 +14,13 @@ def hook_text(payload: str, home: Path | None, users: list[str], scopes: list[st
     """With a prompt (UserPromptSubmit), what it is about; without one (SessionStart), the scope's current
     memory; nothing relevant, nothing. The home is found from the hook's `cwd` (its project's `.mem/`)."""
     from memfiles.api import open_home
+    from memfiles.cli.app import warn_unknown
 
     event = hook_event(payload)
     cwd = event.get("cwd")
     opened = open_home(home, cwd=cwd if isinstance(cwd, str) and cwd else None)
     chosen = opened.choose_scopes(users, scopes)
+    warn_unknown(opened, chosen)  # on stderr: the assistant reads stdout only
     prompt = event.get("prompt")
     if isinstance(prompt, str) and prompt.strip():
         found = opened.recall(prompt, chosen, max_chars=HOOK_MAX_CHARS)

@@ -9,7 +9,17 @@ from typing import Annotated, Literal
 import typer
 
 from memfiles import output
-from memfiles.cli.app import ScopeOpt, ScopesOpt, UserOpt, UsersOpt, app, home_option, open_home, open_scope
+from memfiles.cli.app import (
+    ScopeOpt,
+    ScopesOpt,
+    UserOpt,
+    UsersOpt,
+    app,
+    home_option,
+    open_home,
+    open_scope,
+    warn_unknown,
+)
 from memfiles.errors import UsageError
 
 
@@ -48,9 +58,11 @@ def recall(
     if query is None:
         raise UsageError('give a QUERY ("" for everything in range), or --hook')
     opened = open_home(ctx)
+    chosen = opened.choose_scopes(user or [], scope or [])
+    warn_unknown(opened, chosen)
     found = opened.recall(
         query,
-        opened.choose_scopes(user or [], scope or []),
+        chosen,
         k=k,
         kind=kind,
         since=since,
@@ -93,6 +105,7 @@ def render(
 ) -> None:
     """Render a scope's whole current memory: active facts, conflicts and the newest episodes."""
     handle = open_scope(ctx, user, scope)
+    warn_unknown(handle.home, [str(handle)])
     markdown = fmt == "markdown"
     if into is None:
         found = handle.render(episodes=episodes, budget=budget, markdown=markdown)
