@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from memfiles import clock
 
 if TYPE_CHECKING:
+    from memfiles.api.assistants import SetupReport
     from memfiles.api.models import (
         Cloned,
         Consolidation,
@@ -445,3 +446,22 @@ def doctor(report: DoctorReport, as_json: bool) -> None:
     for note in report.notes:
         line(f"note: {note}")
     line("healthy" if report.healthy else f"{len(report.problems)} problem(s); `mem doctor --fix` repairs what it can")
+
+
+def setup_report(report: SetupReport, as_json: bool) -> None:
+    """What `mem setup` changed in each file, as a diff-like summary (or JSON)."""
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    would = "would " if report.dry_run else ""
+    for entry in report.files:
+        line(f"{entry.path}: {entry.action if entry.action == 'unchanged' else would + entry.action}")
+        for change in entry.changes:
+            line(f"  {change}")
+        for note in entry.notes:
+            warn(note)
+    if not report.changed:
+        done = "nothing of mem's to remove" if report.remove else "nothing to change; already set up"
+        line(f"{report.assistant}: {done}")
+    elif report.dry_run:
+        line("dry run: nothing was written")
