@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from memfiles import clock
 
 if TYPE_CHECKING:
-    from memfiles.api.assistants import SetupReport
+    from memfiles.api.assistants import ExtractorSetup, SetupReport
     from memfiles.api.models import (
         Cloned,
         Consolidation,
@@ -536,3 +536,15 @@ def ask_text(question: str) -> str:
     from rich.prompt import Prompt
 
     return Prompt.ask(question)
+
+
+def extractor_setup(done: ExtractorSetup, as_json: bool) -> None:
+    """What `mem setup extractor` wrote into mem.local.toml."""
+    if as_json:
+        emit_json(done.model_dump(mode="json"))
+        return
+    verb = ("would set" if done.dry_run else "set") if done.changed else "already set"
+    line(f"{done.path}: {verb} [consolidate] extractor = {done.command}")
+    if not done.found:
+        tool = done.command.split()[0]
+        warn(f"{tool} is not on this machine's PATH; install it ({done.docs}) before `mem consolidate`")

@@ -106,3 +106,52 @@ def _render(wanted: object, user: str | None, scope: str | None) -> None:
     handle = opened.choose(user, scope)
     wanted.scope = str(handle)
     wanted.section = handle.render(markdown=True).text
+
+
+class ExtractorSetup(BaseModel):
+    """What `setup_extractor` wrote: the recipe, the command line, the file, whether it changed, and whether the
+    tool is on this machine's PATH (a recipe for a tool not installed is written, and said)."""
+
+    model_config = _FROZEN
+
+    recipe: str
+    command: str
+    path: str
+    changed: bool
+    dry_run: bool
+    found: bool
+    docs: str
+
+
+def setup_extractor(
+    name: str,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    model: str | None = None,
+    timeout: float | None = None,
+    dry_run: bool = False,
+) -> ExtractorSetup:
+    """Approve a shipped extractor recipe on this machine: `[consolidate] extractor` (and `extractor_timeout`) in
+    the home's mem.local.toml, which git never carries. `name` is "claude-code", "codex", "llm" or "ollama";
+    `model` is passed to the tool (ollama: default llama3.2). Every other line of the file is kept."""
+    from memfiles.api.home import open_home
+    from memfiles.ops import recipes
+    from memfiles.store.files import atomic_write
+
+    chosen = recipes.recipe(name)
+    opened = open_home(home)
+    path = opened.paths.local_config
+    line = recipes.command(name, model)
+    before = path.read_text(encoding="utf-8") if path.is_file() else ""
+    after = recipes.set_extractor(before, line, recipes.TIMEOUT if timeout is None else timeout)
+    if after != before and not dry_run:
+        atomic_write(path, after.encode("utf-8"))
+    return ExtractorSetup(
+        recipe=name,
+        command=line,
+        path=str(path),
+        changed=after != before,
+        dry_run=dry_run,
+        found=recipes.on_path(name),
+        docs=chosen.docs,
+    )

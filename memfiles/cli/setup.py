@@ -144,3 +144,32 @@ def cursor(
       mem setup cursor -u alice
     """
     _run(ctx, "cursor", user_level, folder, user, scope, command, name, remove, dry_run, as_json)
+
+
+@setup_app.command()
+def extractor(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="The recipe: claude-code, codex, llm or ollama.")],
+    model: Annotated[str | None, typer.Option(help="The model the tool uses (ollama: default llama3.2).")] = None,
+    timeout: Annotated[float | None, typer.Option(min=0, help="Seconds it may run (default 300).")] = None,
+    dry_run: DryOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Use the LLM you already have as the consolidation extractor, on this machine only.
+
+    Writes [consolidate] extractor in the home's mem.local.toml (never synced): the tool reads the request
+    memfiles ships (the prompt, the facts, the episodes, the answer's schema) on stdin and prints the answer;
+    every fact it proposes still goes through the guard. Then `mem consolidate` and `mem capture --extract`
+    ask it. See docs/SETUP.md.
+
+    \b
+    Examples:
+      mem setup extractor claude-code
+      mem setup extractor llm --model gpt-4o-mini
+      mem setup extractor ollama --model qwen2.5:7b
+    """
+    from memfiles.api.assistants import setup_extractor
+
+    output.extractor_setup(
+        setup_extractor(name, home=home_option(ctx), model=model, timeout=timeout, dry_run=dry_run), as_json
+    )
