@@ -69,7 +69,7 @@ class Recipe:
 RECIPES = {
     r.name: r
     for r in (
-        Recipe("claude-code", "claude", "--model", None, "https://docs.claude.com/en/docs/claude-code/cli-reference"),
+        Recipe("claude-code", "claude", "--model", None, "https://code.claude.com/docs/en/cli-reference"),
         Recipe("codex", "codex", "--model", None, "https://developers.openai.com/codex/noninteractive"),
         Recipe("llm", "llm", "-m", None, "https://llm.datasette.io/en/stable/usage.html"),
         Recipe("ollama", "ollama", None, "llama3.2", "https://github.com/ollama/ollama/blob/main/docs/cli.md"),
