@@ -124,3 +124,13 @@ def test_an_answer_in_one_fenced_block_is_read_and_prose_is_still_refused() -> N
     assert parse_output(fenced).new == []
     with pytest.raises(ExtractorError):
         parse_output('Here you go:\n```json\n{"supersede": [], "expire": [], "new": []}\n```')
+
+
+def test_init_can_approve_a_recipe_and_refuses_a_wrong_name_before_making_anything(isolated: Path) -> None:
+    made = isolated / "fresh"
+    wrong = runner.invoke(app, ["init", str(made), "--extractor", "gtp"])
+    assert wrong.exit_code == 2 and not made.exists()
+    done = runner.invoke(app, ["init", str(made), "--extractor", "codex"])
+    assert done.exit_code == 0, done.output
+    local = tomllib.loads((made / "mem.local.toml").read_text())
+    assert local["consolidate"]["extractor"] == recipes.command("codex")

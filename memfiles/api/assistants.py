@@ -123,6 +123,13 @@ class ExtractorSetup(BaseModel):
     docs: str
 
 
+def extractor_recipe(name: str) -> str:
+    """`name` when it is a shipped extractor recipe, else a UsageError naming them."""
+    from memfiles.ops import recipes
+
+    return recipes.recipe(name).name
+
+
 def setup_extractor(
     name: str,
     *,
