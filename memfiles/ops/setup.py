@@ -12,6 +12,7 @@ and then applied; `--remove` plans the way back (docs/SETUP.md).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -60,6 +61,7 @@ class FileChange:
     after: bytes | None
     lines: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    dirs: list[Path] = field(default_factory=list)  # on removal: the folders setup made for the file
 
     @property
     def action(self) -> str:
@@ -186,28 +188,35 @@ def _plan_removal(change: FileChange, kind: str, wanted: Wanted) -> None:
         return
     first = files.original(path, before)
     if first is not None:  # nothing changed since setup wrote it: the old bytes, exactly
-        change.after = first[0]
+        change.after, made = first
+        change.dirs = [Path(d) for d in made] if change.after is None else []
         return
     change.after = structural
     change.notes.append(f"{change.shown} changed since mem setup wrote it: only mem's part was taken out")
 
 
 def apply(changes: list[FileChange], remove: bool) -> None:
-    """Write every planned change (atomically, keeping each file's permissions) and note or forget the old bytes."""
+    """Write every planned change (atomically, keeping each file's permissions) and note or forget the old bytes;
+    a file setup made is deleted with the folders it made for it, when they are empty."""
     for change in changes:
         if change.action == "unchanged":
             continue
+        made: list[Path] = []
         if change.after is None:
             change.path.unlink()
+            for folder in sorted(change.dirs, key=lambda d: len(d.parts), reverse=True):
+                with contextlib.suppress(OSError):  # not empty, or gone: left as it is
+                    folder.rmdir()
         else:
             mode = change.path.stat().st_mode & 0o7777 if change.before is not None else None
+            made = [p for p in change.path.parents if not p.exists()]
             atomic_write(change.path, change.after)
             if mode is not None:
                 os.chmod(change.path, mode)
         if remove:
             files.forget(change.path)
         else:
-            files.remember(change.path, change.before, change.after)
+            files.remember(change.path, change.before, change.after, made)
 
 
 def _read(path: Path) -> bytes | None:

@@ -248,19 +248,21 @@ def _digest(data: bytes | None) -> str:
     return "-" if data is None else hashlib.sha256(data).hexdigest()
 
 
-def remember(path: Path, before: bytes | None, after: bytes | None) -> None:
-    """Note what `path` held before setup first changed it; a later change by setup keeps that first state."""
+def remember(path: Path, before: bytes | None, after: bytes | None, made: list[Path]) -> None:
+    """Note what `path` held before setup first changed it (and the folders setup made for it); a later change
+    by setup keeps that first state."""
     first = _recall(path, before)
-    kept = before if first is None else first[0]
+    kept, dirs = (before, [str(d) for d in made]) if first is None else first
     encoded = None if kept is None else base64.b64encode(kept).decode()
     where, digest = str(path.absolute()), _digest(after)
-    signature = machine.sign(where, encoded or "-", digest)
-    record = {"path": where, "before": encoded, "after": digest, "signature": signature}
+    signature = machine.sign(where, encoded or "-", digest, *dirs)
+    record = {"path": where, "before": encoded, "after": digest, "dirs": dirs, "signature": signature}
     atomic_write(_record_path(path), json.dumps(record).encode())
 
 
-def original(path: Path, current: bytes | None) -> tuple[bytes | None] | None:
-    """What `path` held before setup, if setup's own bytes are still there untouched (else None)."""
+def original(path: Path, current: bytes | None) -> tuple[bytes | None, list[str]] | None:
+    """What `path` held before setup, and the folders setup made for it, if setup's own bytes are still there
+    untouched (else None)."""
     return _recall(path, current)
 
 
@@ -269,14 +271,16 @@ def forget(path: Path) -> None:
         _record_path(path).unlink()
 
 
-def _recall(path: Path, current: bytes | None) -> tuple[bytes | None] | None:
+def _recall(path: Path, current: bytes | None) -> tuple[bytes | None, list[str]] | None:
     try:
         record = json.loads(_record_path(path).read_bytes())
-        before, after, signature = record.get("before"), record["after"], record["signature"]
+        before, after, signature, dirs = record.get("before"), record["after"], record["signature"], record["dirs"]
         if record.get("path") != str(path.absolute()) or after != _digest(current):
             return None
-        if not machine.verify(signature, record["path"], before or "-", after):
+        if not all(isinstance(d, str) for d in dirs):
             return None
-        return (None if before is None else base64.b64decode(before),)
+        if not machine.verify(signature, record["path"], before or "-", after, *dirs):
+            return None
+        return (None if before is None else base64.b64decode(before), list(dirs))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
