@@ -173,7 +173,8 @@ def _recorded_today(paths: Paths, scope: Scope, episode: Episode) -> tuple[Episo
     day = clock.day(episode.started_at)
     folder = paths.episode_month_dir(scope, day)
     words = " ".join(episode.summary.split())
-    for path in sorted(folder.glob(f"{day.isoformat()}T*.md")) if folder.is_dir() else []:
+    named = f"{day.isoformat()}T*-{episodes.slug(episode)}*.md"  # the same words make the same slug: few files read
+    for path in sorted(folder.glob(named)) if folder.is_dir() else []:
         try:
             stored = episodes.parse(path.read_bytes(), paths.relative(path), str(scope))
         except (OSError, MemError):
