@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from memfiles import clock
 
 if TYPE_CHECKING:
+    from memfiles.api.assistants import ExtractorSetup, SetupReport
     from memfiles.api.models import (
         Cloned,
         Consolidation,
@@ -445,3 +446,105 @@ def doctor(report: DoctorReport, as_json: bool) -> None:
     for note in report.notes:
         line(f"note: {note}")
     line("healthy" if report.healthy else f"{len(report.problems)} problem(s); `mem doctor --fix` repairs what it can")
+
+
+def setup_report(report: SetupReport, as_json: bool) -> None:
+    """What `mem setup` changed in each file, as a diff-like summary (or JSON)."""
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    would = "would " if report.dry_run else ""
+    for entry in report.files:
+        line(f"{entry.path}: {entry.action if entry.action == 'unchanged' else would + entry.action}")
+        for change in entry.changes:
+            line(f"  {change}")
+        for note in entry.notes:
+            warn(note)
+    if not report.changed:
+        done = "nothing of mem's to remove" if report.remove else "nothing to change; already set up"
+        line(f"{report.assistant}: {done}")
+    elif report.dry_run:
+        line("dry run: nothing was written")
+
+
+def settled(
+    verb: str, accepted: list[Outcome], retracted: list[Fact], held: list[HeldEpisode], as_json: bool, one: bool
+) -> None:
+    """What `mem accept` or `mem reject` settled: `one` id named, its line or JSON as ever; several or chosen by
+    a filter, a line each and a summary (`accepted 3: 2 added, 1 superseded`), or one JSON object with it."""
+    total = len(accepted) + len(retracted) + len(held)
+    if one and total == 1:
+        if accepted:
+            outcome(accepted[0], as_json)
+        elif retracted:
+            rejected(retracted[0], as_json)
+        else:
+            held_episode(verb, held[0], as_json)
+        return
+    counts: dict[str, int] = {}
+    for result in accepted:
+        counts[result.kind] = counts.get(result.kind, 0) + 1
+    if retracted:
+        counts["retracted"] = len(retracted)
+    if held:
+        counts[f"episodes {verb}"] = len(held)
+    if as_json:
+        emit_json(
+            {
+                "outcomes": [r.to_dict() for r in accepted],
+                "retracted": [f.to_dict() for f in retracted],
+                "episodes": [h.to_dict() for h in held],
+                "summary": {"total": total, **counts},
+            }
+        )
+        return
+    for result in accepted:
+        line(result.line())
+    for fact in retracted:
+        line(f"retracted {fact.id}")
+    for episode in held:
+        line(f"{verb} {episode.id} {episode.path}")
+    parts = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    line(f"{verb} {total}: {parts}" if total else f"{verb} nothing: no proposed fact matched")
+
+
+def review_item(number: int, total: int, fact: Fact | None = None, held: HeldEpisode | None = None) -> None:
+    """One item of `mem review`'s interactive pass: a proposed fact with its provenance, or a flagged episode
+    with what the guard found (every stored string shown as text, never as markup)."""
+    from memfiles.recall.render import shorten
+
+    if fact is not None:
+        where = f" ({fact.source_ref})" if fact.source_ref else ""
+        line(f"[{number}/{total}] proposed {fact.id}: {fact.key} = {fact.value!r}")
+        line(f"    {fact.subject}, {fact.confidence}, from {fact.source}{where}, stated {fact.stated_at}")
+    elif held is not None:
+        line(f"[{number}/{total}] flagged episode {held.id} {held.path}")
+        for finding in held.findings:
+            line(f"    {finding.line()}")
+        line(f"    {shorten(held.episode.summary, 300)!r}")
+
+
+def ask(question: str, choices: list[str], default: str) -> str:
+    """Ask a person to choose one of `choices` (rich's prompt; asked again until the answer is one of them)."""
+    from rich.prompt import Prompt
+
+    return Prompt.ask(question, choices=choices, default=default)
+
+
+def ask_text(question: str) -> str:
+    """Ask a person for a line of text."""
+    from rich.prompt import Prompt
+
+    return Prompt.ask(question)
+
+
+def extractor_setup(done: ExtractorSetup, as_json: bool) -> None:
+    """What `mem setup extractor` wrote into mem.local.toml."""
+    if as_json:
+        emit_json(done.model_dump(mode="json"))
+        return
+    verb = ("would set" if done.dry_run else "set") if done.changed else "already set"
+    line(f"{done.path}: {verb} [consolidate] extractor = {done.command}")
+    if not done.found:
+        tool = done.command.split()[0]
+        warn(f"{tool} is not on this machine's PATH; install it ({done.docs}) before `mem consolidate`")

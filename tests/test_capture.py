@@ -501,3 +501,37 @@ def test_an_instruction_shaped_session_is_stored_quarantined_and_never_recalled(
     assert "status: flagged" in stored.read_text()
     assert scope.recall("Lisbon trip").items == []
     assert "Lisbon" not in scope.render().text
+
+
+def _fixed_session(last_words: str) -> list[dict[str, Any]]:
+    """A test run fails, the fix is checked with a narrower run of the same tests, and the assistant reports."""
+    return [
+        _user("2026-09-04T10:00:00.000Z", "The invoice tests fail after the upgrade; fix them."),
+        _assistant("2026-09-04T10:00:05.000Z", _tool("r1", "Bash", command="pytest -q")),
+        _result("2026-09-04T10:00:09.000Z", "r1", "Exit code 1\n1 failed, 11 passed", error=True),
+        _assistant(
+            "2026-09-04T10:01:00.000Z",
+            _tool("r2", "Edit", file_path=f"{CWD}/invoicer/totals.py", old_string="a", new_string="b"),
+        ),
+        _result("2026-09-04T10:01:01.000Z", "r2", "The file has been updated."),
+        _assistant("2026-09-04T10:01:30.000Z", _tool("r3", "Bash", command="pytest -q tests/")),
+        _result("2026-09-04T10:01:35.000Z", "r3", "12 passed in 0.5s"),
+        _assistant("2026-09-04T10:01:40.000Z", {"type": "text", "text": last_words}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("last_words", "expected"),
+    [
+        ("Fixed the decimal rounding in totals.py; all 12 tests pass.", "success"),
+        ("Fixed the rounding, but 2 tests still fail on the PDF layout.", "partial"),
+        ("I changed totals.py.", "partial"),  # says nothing of the end: the unretried `pytest -q` decides
+    ],
+)
+def test_the_outcome_reads_how_the_session_ended(home: Path, tmp_path: Path, last_words: str, expected: str) -> None:
+    path = write_jsonl(tmp_path / "fixed.jsonl", _fixed_session(last_words))
+    done = capture(memfiles.open_home(home).user("alice"), path)
+    assert done.outcome is not None and done.outcome.kind == "recorded"
+    episode = memfiles.open_home(home).user("alice").show_episode(done.outcome.episode_id or "").episode
+    assert episode is not None and episode.outcome == expected
+    assert f"Outcome ({expected}): " in episode.summary

@@ -396,3 +396,19 @@ def test_an_instruction_shaped_source_ref_is_held_back_like_the_rest(home: Path)
     assert refused.exit_code == 1 and refused.stdout.startswith("refused: MEM103: source_ref: "), refused.stdout
     recalled = json.loads(runner.invoke(app, ["recall", "order O-4471", "-u", "alice", "--format", "json"]).stdout)
     assert recalled == []
+
+
+def test_the_same_episode_without_a_time_run_twice_is_recorded_once(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = ["episode", "Asked about order O-4471; in transit.", "-u", "alice", "--session", "s-31"]
+    monkeypatch.setenv("MEM_NOW", "2026-09-02T10:00:00Z")
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0 and first.stdout.startswith("recorded "), first.output
+    commits = _commits(home)
+    monkeypatch.setenv("MEM_NOW", "2026-09-02T16:45:00Z")  # later the same day: the clock gives another time
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0 and again.stdout.split()[:2] == ["exists", first.stdout.split()[1]], again.output
+    assert len(_files(home)) == 1 and _commits(home) == commits  # no second file, no commit
+    other = runner.invoke(app, ["episode", "Asked about order O-4471; delivered.", *args[2:]])
+    assert other.exit_code == 0 and other.stdout.startswith("recorded ") and len(_files(home)) == 2

@@ -21,6 +21,14 @@ from typing import TYPE_CHECKING, Any
 from memfiles.api.capture import Captured, capture, capture_hook
 
 if TYPE_CHECKING:
+    from memfiles.api.assistants import (
+        ExtractorSetup,
+        SetupFile,
+        SetupReport,
+        extractor_recipe,
+        setup,
+        setup_extractor,
+    )
     from memfiles.api.browse import Digest, DigestEntry, EpisodeMonth, EpisodePage, ListedEpisode
     from memfiles.api.guard import CheckResult, FindingModel, Where, check, explain_rule, lint
     from memfiles.api.home import Home, clone, extractor_schema, init, keep_warm, merge_driver, open_home
@@ -49,6 +57,7 @@ if TYPE_CHECKING:
 # Where each name lives. A module loads on the first use of one of its names: a write loads neither the browsing
 # models nor the recall ranking they bring (a third of a write's own start-up).
 _MODULES = {
+    "memfiles.api.assistants": "ExtractorSetup SetupFile SetupReport extractor_recipe setup setup_extractor",
     "memfiles.api.browse": "Digest DigestEntry EpisodeMonth EpisodePage ListedEpisode",
     "memfiles.api.guard": "CheckResult FindingModel Where check explain_rule lint",
     "memfiles.api.home": "Home clone extractor_schema init keep_warm merge_driver open_home",
@@ -92,6 +101,7 @@ __all__ = [
     "EpisodeInput",
     "EpisodeMonth",
     "EpisodePage",
+    "ExtractorSetup",
     "Fact",
     "FindingModel",
     "Forgotten",
@@ -107,6 +117,8 @@ __all__ = [
     "RecallResult",
     "ScopeHandle",
     "Scores",
+    "SetupFile",
+    "SetupReport",
     "SyncReport",
     "Where",
     "WrittenInto",
@@ -117,6 +129,7 @@ __all__ = [
     "episodes_from_json",
     "explain_rule",
     "export",
+    "extractor_recipe",
     "extractor_schema",
     "import_memory",
     "init",
@@ -124,4 +137,6 @@ __all__ = [
     "lint",
     "merge_driver",
     "open_home",
+    "setup",
+    "setup_extractor",
 ]

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from memfiles.recall.hybrid import Semantic
 
 Progress = Callable[[int, int], None]  # tick(done, total), for a progress bar
+_CLOSE_NAME = 60  # rapidfuzz ratio (0-100) from which a scope's name is offered as "did you mean"
 log = logging.getLogger("memfiles")  # a settings value left out is a warning (the CLI prints it on stderr)
 
 
@@ -80,6 +81,22 @@ class Home:
     def scopes(self) -> list[str]:
         """Every scope with a folder in the home, sorted."""
         return [str(s) for s in self.paths.scopes()]
+
+    def unknown_scopes(self, scopes: Sequence[str]) -> dict[str, list[str]]:
+        """The scopes given that have no folder in the home (a typo, `-u alcie`), each with the close names of
+        the same kind that do (at most three, closest first: `user:alice`); the known ones are left out."""
+        from rapidfuzz import fuzz, process
+
+        there = self.paths.scopes()
+        unknown: dict[str, list[str]] = {}
+        for name in scopes:
+            wanted = layout.parse_scope(name)
+            if wanted in there:
+                continue
+            kin = {s.id: str(s) for s in there if s.kind == wanted.kind}
+            close = process.extract(wanted.id, list(kin), scorer=fuzz.ratio, score_cutoff=_CLOSE_NAME, limit=3)
+            unknown[str(wanted)] = [kin[match] for match, _, _ in close]
+        return unknown
 
     def scope(self, scope: str) -> ScopeHandle:
         """A handle on `user:ID`, `org:ID` or `agent:ID` (validated; raises ScopeError)."""

@@ -10,6 +10,7 @@ content, not the user's own memory).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,13 @@ HOOK_MAX_CHARS = 9000  # Claude Code keeps a hook's output under 10,000 characte
 
 
 def recall_hook(
-    payload: str | bytes, home: Path | None, users: list[str], scopes: list[str], *, lexical: bool = False
+    payload: str | bytes,
+    home: Path | None,
+    users: list[str],
+    scopes: list[str],
+    *,
+    lexical: bool = False,
+    chosen_scopes: Callable[[Home, list[str]], None] | None = None,
 ) -> str:
     """With a prompt (UserPromptSubmit), what it is about; without one (SessionStart), the scope's current
     memory; nothing relevant, nothing. The home is `home`, else `$MEM_HOME`, else found from the hook's `cwd`
@@ -35,6 +42,8 @@ def recall_hook(
         cwd = _cwd(event)
         opened = open_home(home, cwd=cwd)
         chosen = opened.choose_scopes(users, scopes)
+        if chosen_scopes is not None:
+            chosen_scopes(opened, chosen)  # the CLI names scopes with no memory (a typo) on stderr
         prompt = event.get("prompt")
         if isinstance(prompt, str) and prompt.strip():
             found = opened.recall(prompt, chosen, max_chars=HOOK_MAX_CHARS, lexical=lexical)

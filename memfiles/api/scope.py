@@ -4,7 +4,7 @@ path, returning an `Outcome` for what a write decides and raising a MemError for
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -145,6 +145,29 @@ class ScopeHandle:
         from memfiles.ops import writepath
 
         return writepath.accept(self.home.paths, self.scope, fact_id)
+
+    def proposed(self, *, source: str | None = None, key: str | None = None) -> list[Fact]:
+        """Proposed facts, those of `source` only (`import`, `capture`…) and whose key matches `key`, a shell-style
+        pattern (`note.*`, `notification_channel`)."""
+        from fnmatch import fnmatchcase
+
+        return [
+            f
+            for f in self.review()
+            if (source is None or f.source == source) and (key is None or fnmatchcase(f.key, key))
+        ]
+
+    def accept_many(self, fact_ids: Sequence[str]) -> list[Outcome]:
+        """Accept several proposed facts in one commit, oldest statement first; all or nothing."""
+        from memfiles.ops import writepath
+
+        return writepath.accept_many(self.home.paths, self.scope, list(fact_ids)) if fact_ids else []
+
+    def reject_many(self, fact_ids: Sequence[str]) -> list[Fact]:
+        """Reject several proposed facts in one commit (kept as `retracted`); all or nothing."""
+        from memfiles.ops import writepath
+
+        return writepath.reject_many(self.home.paths, self.scope, list(fact_ids)) if fact_ids else []
 
     def reject(self, fact_id: str) -> Fact:
         """Reject a proposed fact (kept as `retracted`)."""

@@ -90,7 +90,7 @@ def draft(session: Session, where: str) -> Draft:
     failures = _failures(session.calls)
     if failures:
         lines.append("Failed: " + _listed(failures))
-    outcome = _outcome(session.calls, bool(prompts or session.replies))
+    outcome = _outcome(session.calls, session.replies[-1] if session.replies else "")
     if session.replies:
         lines.append(f"Outcome ({outcome}): " + _cut(_one_line(session.replies[-1]), _OUTCOME_WORDS))
     else:
@@ -195,18 +195,44 @@ def _failures(calls: list[ToolCall]) -> list[str]:
     return failed
 
 
-def _outcome(calls: list[ToolCall], talked: bool) -> str:
-    """`failure`: the last command failed; `partial`: a failure never followed by a success of the same
-    call; `success`: files changed or commands ran, and nothing is left failed; `unknown`: nothing was done."""
+# How the assistant's last words report the end of the work: a failure still there, or a fix and passing tests.
+_STILL_FAILING = re.compile(
+    r"\b(?:still (?:fail|failing|broken|errors?)|(?:could ?n[o']t|can ?n[o']t|cannot|unable to|did ?n[o']t manage to) "
+    r"(?:fix|get|make|find|reproduce|resolve)|not (?:yet )?(?:fixed|passing|working)"
+    r"|[1-9]\d* (?:tests? )?(?:failed|failing|fail)"
+    r"|tests? (?:are |is )?(?:still )?failing|tests? fails?\b|gave up|blocked)",
+    re.IGNORECASE,
+)
+_REPORTED_DONE = re.compile(
+    r"\b(?:(?:all )?(?:\d+ )?(?:tests?|checks?|specs?) (?:now )?(?:pass|passes|passed|passing|green|succeed(?:ed)?)"
+    r"|fixed|resolved|works now|now works|is working|0 failed|no failures)\b",
+    re.IGNORECASE,
+)
+
+
+def _outcome(calls: list[ToolCall], last_reply: str) -> str:
+    """`failure`: the last command failed; else the assistant's last words when they report the end (a failure
+    still there: `partial`; a fix or passing tests: `success`); else `partial` when a tool call failed and the
+    same call never succeeded after it; `success` when files changed or commands ran; `unknown`: nothing done."""
     commands = [c for c in calls if c.kind == COMMAND and c.failed is not None]
     if commands and commands[-1].failed:
         return "failure"
+    did = any(c.kind in (EDIT, WRITE, COMMAND) for c in calls)
+    failing, done = _last_match(_STILL_FAILING, last_reply), _last_match(_REPORTED_DONE, last_reply)
+    if did and (failing >= 0 or done >= 0):  # what it says last wins: "fixed X, but 2 tests still fail"
+        return "partial" if failing > done else "success"
     for index, call in enumerate(calls):
         if call.failed and not any(c.target == call.target and c.failed is False for c in calls[index + 1 :]):
             return "partial"
-    if any(c.kind in (EDIT, WRITE, COMMAND) for c in calls):
-        return "success"
-    return "unknown"
+    return "success" if did else "unknown"
+
+
+def _last_match(pattern: re.Pattern[str], text: str) -> int:
+    """Where the last match of `pattern` in `text` starts, -1 when there is none."""
+    found = -1
+    for match in pattern.finditer(text):
+        found = match.start()
+    return found
 
 
 def _events(session: Session, edited: list[str], created: list[str], commands: list[ToolCall]) -> list[str]:

@@ -109,3 +109,13 @@ def exit_with(code: int) -> None:
     """End the command with `code` (0: carry on)."""
     if code:
         raise typer.Exit(code)
+
+
+def warn_unknown(home: Home, scopes: list[str]) -> None:
+    """Say on stderr which of `scopes` the home has no memory for, with the close names it has (a typo)."""
+    for name, close in home.unknown_scopes(scopes).items():
+        kind, _, ident = name.partition(":")
+        shown = [c.partition(":")[2] if kind == "user" else c for c in close]
+        hint = f"; did you mean {' or '.join(shown)}?" if shown else ""
+        what = f"user {ident!r}" if kind == "user" else f"scope {name!r}"
+        output.warn(f"no memory for {what} in {home.root}{hint}")

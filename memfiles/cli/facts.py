@@ -4,14 +4,16 @@ and of episodes the guard holds back), and `log`, the audit trail of every write
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 import typer
 
 from memfiles import output
-from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_home, open_scope
+from memfiles.cli.app import JsonOpt, ScopeOpt, UserOpt, app, exit_with, open_home, open_scope, warn_unknown
+from memfiles.errors import UsageError
 
 if TYPE_CHECKING:
+    from memfiles.api import ScopeHandle
     from memfiles.format.fields import Subject
 
 
@@ -66,6 +68,7 @@ def show(
 ) -> None:
     """List a scope's current facts (active and conflicts); --all adds the history."""
     handle = open_scope(ctx, user, scope)
+    warn_unknown(handle.home, [str(handle)])
     output.facts(str(handle), handle.show(everything=everything), as_json)
 
 
@@ -79,6 +82,7 @@ def history(
 ) -> None:
     """Show every value a key has had, with dates, confidence and provenance."""
     handle = open_scope(ctx, user, scope)
+    warn_unknown(handle.home, [str(handle)])
     output.facts(f"{handle} {key}", handle.history(key), as_json, history=True)
 
 
@@ -114,66 +118,129 @@ def review(
     settled: Annotated[
         bool, typer.Option("--settled", help="Also list episodes a person already accepted or rejected.")
     ] = False,
+    interactive: Annotated[
+        bool | None,
+        typer.Option(
+            "--interactive/--list",
+            help="Go through each item (accept, reject, skip, edit), or only list them. Default: interactive at a "
+            "terminal, a list otherwise.",
+        ),
+    ] = None,
+    fmt: Annotated[
+        Literal["text", "json"], typer.Option("--format", help="List as text or JSON (for scripts).")
+    ] = "text",
     user: UserOpt = None,
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List what waits for a person: proposed facts, and episodes the guard holds back (flagged), each by id.
+    """What waits for a person: proposed facts, and episodes the guard holds back (flagged), each by id.
 
-    Settle each with `mem accept ID` or `mem reject ID` (a fact id f-…, or an episode id e-…).
-    --json prints {"facts": [...], "episodes": [...]}.
+    At a terminal, a pass over each one: [a]ccept, [r]eject, [s]kip, [e]dit (a fact: you give the value, kept
+    as your statement, the proposal rejected) or [q]uit; each answer is written (and committed) at once.
+    Elsewhere, or with --list, a list; --format json prints {"facts": [...], "episodes": [...]}. Settle many at
+    once with `mem accept --all`, `--source import` or `--key 'note.*'`.
     """
     handle = open_scope(ctx, user, scope)
+    warn_unknown(handle.home, [str(handle)])
     facts, held = handle.review(), handle.flagged(settled=settled)
-    if as_json:
+    if as_json or fmt == "json":
         output.emit_json({"facts": [f.to_dict() for f in facts], "episodes": [h.to_dict() for h in held]})
         return
-    output.facts(f"{handle} proposed", facts, False)
-    output.held_episodes(f"{handle} flagged episodes", held)
+    if interactive is None:
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if not interactive:
+        output.facts(f"{handle} proposed", facts, False)
+        output.held_episodes(f"{handle} flagged episodes", held)
+        return
+    from memfiles.cli.review import review_pass
+
+    review_pass(handle, facts, [h for h in held if h.state == "flagged"])
+
+
+TargetsArg = Annotated[
+    list[str] | None,
+    typer.Argument(metavar="[ID]...", help="Ids of proposed facts (f-…) or flagged episodes (e-…)."),
+]
+AllOpt = Annotated[bool, typer.Option("--all", help="Every proposed fact of the scope.")]
+SourceOpt = Annotated[
+    str | None, typer.Option("--source", help="The proposed facts from this source (import, capture, consolidation…).")
+]
+KeyOpt = Annotated[
+    str | None, typer.Option("--key", metavar="PATTERN", help="Proposed facts whose key matches, e.g. 'note.*'.")
+]
 
 
 def _is_episode(target: str) -> bool:
     return target.startswith("e-")
 
 
+def _one(targets: list[str] | None, everything: bool, source: str | None, key: str | None) -> bool:
+    """One id named and no filter: the answer keeps the one-item form (a line, or the item's JSON)."""
+    return len(set(targets or [])) == 1 and not (everything or source or key)
+
+
+def _chosen(
+    handle: ScopeHandle, targets: list[str] | None, everything: bool, source: str | None, key: str | None
+) -> tuple[list[str], list[str]]:
+    """The fact ids and the episode ids a command settles: those named, plus the proposed facts the filters match."""
+    named = list(dict.fromkeys(targets or []))
+    if not named and not (everything or source or key):
+        raise UsageError("name the ids to settle (see `mem review`), or choose them with --all, --source or --key")
+    facts = [t for t in named if not _is_episode(t)]
+    if everything or source or key:
+        facts += [f.id for f in handle.proposed(source=source, key=key) if f.id not in facts]
+    return facts, [t for t in named if _is_episode(t)]
+
+
 @app.command()
 def accept(
     ctx: typer.Context,
-    target: Annotated[
-        str, typer.Argument(metavar="ID", help="Id of a proposed fact (f-…) or a flagged episode (e-…).")
-    ],
+    targets: TargetsArg = None,
+    everything: AllOpt = False,
+    source: SourceOpt = None,
+    key: KeyOpt = None,
     by: Annotated[str | None, typer.Option(help="Who accepts an episode (default: git's user.name).")] = None,
     user: UserOpt = None,
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Accept a proposed fact (settled like a new write), or let a flagged episode into recall and render.
+    """Accept proposed facts (each settled like a new write, in one commit), or let flagged episodes into recall.
 
-    An episode's acceptance records the sha256 of the text accepted, when and by whom, in its
-    frontmatter: if the text changes later, the episode is held back again.
+    Name the ids, or choose proposed facts with --all, --source SOURCE or --key PATTERN (shell-style); a summary
+    line counts the outcomes. An episode's acceptance records the sha256 of the text accepted, when and by
+    whom: if the text changes later, the episode is held back again. Flagged episodes are accepted only by id.
+
+    \b
+    Examples:
+      mem accept -u alice f-1a2b3c f-4d5e6f
+      mem accept -u alice --source import --key 'note.*'
+      mem accept -u alice e-0f9e8d7c6b5a
     """
     handle = open_scope(ctx, user, scope)
-    if _is_episode(target):
-        output.held_episode("accepted", handle.accept_episode(target, by=by), as_json)
-    else:
-        output.outcome(handle.accept(target), as_json)
+    facts, episodes = _chosen(handle, targets, everything, source, key)
+    outcomes = handle.accept_many(facts)
+    held = [handle.accept_episode(e, by=by) for e in episodes]
+    output.settled("accepted", outcomes, [], held, as_json, one=_one(targets, everything, source, key))
 
 
 @app.command()
 def reject(
     ctx: typer.Context,
-    target: Annotated[str, typer.Argument(metavar="ID", help="Id of a proposed fact (f-…) or an episode (e-…).")],
+    targets: TargetsArg = None,
+    everything: AllOpt = False,
+    source: SourceOpt = None,
+    key: KeyOpt = None,
     user: UserOpt = None,
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Reject a proposed fact (kept as history, status retracted), or an episode (status rejected: kept in
-    its file, never rendered or recalled)."""
+    """Reject proposed facts (kept as history, status retracted; one commit), or episodes (status rejected: kept
+    in their file, never rendered or recalled). Choose facts by id, or with --all, --source or --key."""
     handle = open_scope(ctx, user, scope)
-    if _is_episode(target):
-        output.held_episode("rejected", handle.reject_episode(target), as_json)
-    else:
-        output.rejected(handle.reject(target), as_json)
+    facts, episodes = _chosen(handle, targets, everything, source, key)
+    retracted = handle.reject_many(facts)
+    held = [handle.reject_episode(e) for e in episodes]
+    output.settled("rejected", [], retracted, held, as_json, one=_one(targets, everything, source, key))
 
 
 @app.command()

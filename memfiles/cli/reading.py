@@ -9,7 +9,17 @@ from typing import Annotated, Literal
 import typer
 
 from memfiles import output
-from memfiles.cli.app import ScopeOpt, ScopesOpt, UserOpt, UsersOpt, app, home_option, open_home, open_scope
+from memfiles.cli.app import (
+    ScopeOpt,
+    ScopesOpt,
+    UserOpt,
+    UsersOpt,
+    app,
+    home_option,
+    open_home,
+    open_scope,
+    warn_unknown,
+)
 from memfiles.errors import UsageError
 
 
@@ -57,9 +67,11 @@ def recall(
     if query is None:
         raise UsageError('give a QUERY ("" for everything in range), or --hook')
     opened = open_home(ctx)
+    chosen = opened.choose_scopes(user or [], scope or [])
+    warn_unknown(opened, chosen)
     found = opened.recall(
         query,
-        opened.choose_scopes(user or [], scope or []),
+        chosen,
         k=k,
         kind=kind,
         since=since,
@@ -83,7 +95,7 @@ def _hook(home: Path | None, users: list[str], scopes: list[str], lexical: bool)
     from memfiles.api.hooks import recall_hook
 
     try:
-        text = recall_hook(sys.stdin.buffer.read(), home, users, scopes, lexical=lexical)
+        text = recall_hook(sys.stdin.buffer.read(), home, users, scopes, lexical=lexical, chosen_scopes=warn_unknown)
     except Exception as exc:
         output.error(f"hook: {exc}")
         return
@@ -104,6 +116,7 @@ def render(
 ) -> None:
     """Render a scope's whole current memory: active facts, conflicts and the newest episodes."""
     handle = open_scope(ctx, user, scope)
+    warn_unknown(handle.home, [str(handle)])
     markdown = fmt == "markdown"
     if into is None:
         found = handle.render(episodes=episodes, budget=budget, markdown=markdown)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import selectors
 import shlex
@@ -226,7 +227,7 @@ def parse_output(text: str, name: str = "extractor") -> ExtractorOutput:
     from memfiles.format.extractor import ExtractorOutput
 
     try:
-        raw = json.loads(text)
+        raw = json.loads(_unfenced(text))
     except json.JSONDecodeError as exc:
         head = text.strip()[:_OUTPUT_HEAD]
         raise ExtractorError(
@@ -242,6 +243,15 @@ def parse_output(text: str, name: str = "extractor") -> ExtractorOutput:
             f"extractor {name!r} printed JSON that does not match the schema (`mem schema extractor`): "
             f"{problems}{more}; nothing was applied"
         ) from None
+
+
+_FENCED = re.compile(r"\A\s*```[A-Za-z]*[ \t]*\r?\n(.*?)\r?\n```\s*\Z", re.S)
+
+
+def _unfenced(text: str) -> str:
+    """An answer that is one fenced code block (as LLM command-line tools often print JSON) is its content."""
+    found = _FENCED.match(text)
+    return found.group(1) if found else text
 
 
 def check_ids(answer: ExtractorOutput, fact_ids: set[str], episode_ids: set[str]) -> None:

@@ -191,6 +191,23 @@ def _place(paths: Paths, scope: Scope, episode: Episode) -> tuple[Path, bool]:
         attempt += 1
 
 
+def _recorded_today(paths: Paths, scope: Scope, episode: Episode) -> tuple[Episode, Path] | None:
+    """An episode recorded without `--at` takes its start from the clock, so running the same `mem episode`
+    again gives it a new time and a new id: the same session and summary already recorded that UTC day is it."""
+    day = clock.day(episode.started_at)
+    folder = paths.episode_month_dir(scope, day)
+    words = " ".join(episode.summary.split())
+    named = f"{day.isoformat()}T*-{episodes.slug(episode)}*.md"  # the same words make the same slug: few files read
+    for path in sorted(folder.glob(named)) if folder.is_dir() else []:
+        try:
+            stored = episodes.parse(path.read_bytes(), paths.relative(path), str(scope))
+        except (OSError, MemError):
+            continue
+        if stored.session == episode.session and " ".join(stored.summary.split()) == words:
+            return stored, path
+    return None
+
+
 def from_draft(made: Draft, source: str, limit: int) -> NewEpisode:
     """The episode a captured or imported transcript becomes: declared a transcript, with its real times, and
     its `source_ref` cut to `limit` characters (mem.toml max_value_chars) so that a long path never refuses it."""
@@ -233,7 +250,11 @@ def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpis
     results: list[EpisodeWrite] = []
     with scope_lock(paths, scope):
         refuse_during_merge(paths)
-        for episode in checked:
+        for new, episode in zip(batch, checked, strict=True):
+            same = None if new.at else _recorded_today(paths, scope, episode)
+            if same is not None:  # no time given: the same words recorded today are this episode
+                results.append(EpisodeWrite("exists", same[0], paths.relative(same[1])))
+                continue
             path, exists = _place(paths, scope, episode)
             if not exists:
                 atomic_write(path, episodes.serialize(episode))

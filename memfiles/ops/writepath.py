@@ -186,6 +186,43 @@ def accept(paths: Paths, scope: Scope, target: str) -> Outcome:
     return transaction(paths, scope, change)
 
 
+def accept_many(paths: Paths, scope: Scope, targets: list[str]) -> list[Outcome]:
+    """A person accepts several proposed facts at once: each settled like a new write, oldest statement first
+    (so a newer one supersedes an older one as it would have), in one commit. Nothing is written if one of
+    them is missing or not proposed."""
+
+    def change(doc: MemoryDoc) -> tuple[list[Outcome], str | None]:
+        chosen = [_proposed(doc, target) for target in dict.fromkeys(targets)]
+        outcomes = []
+        for fact in sorted(chosen, key=lambda f: clock.order(f.stated_at)):
+            doc.facts.remove(fact)
+            outcomes.append(supersession.add(doc.facts, fact, str(scope)))
+        body = "".join(f"{o.line()}\n" for o in outcomes)
+        return outcomes, f"mem: accept {scope} ({len(outcomes)} proposed)\n\n{body}"
+
+    return transaction(paths, scope, change)
+
+
+def reject_many(paths: Paths, scope: Scope, targets: list[str]) -> list[Fact]:
+    """A person rejects several proposed facts at once (each kept as history, `retracted`), in one commit."""
+
+    def change(doc: MemoryDoc) -> tuple[list[Fact], str | None]:
+        chosen = [_proposed(doc, target) for target in dict.fromkeys(targets)]
+        for fact in chosen:
+            fact.status, fact.reason, fact.valid_to = "retracted", "rejected by person", clock.now()
+        body = "".join(f"retracted {f.id}\n" for f in chosen)
+        return chosen, f"mem: reject {scope} ({len(chosen)} proposed)\n\n{body}"
+
+    return transaction(paths, scope, change)
+
+
+def _proposed(doc: MemoryDoc, target: str) -> Fact:
+    fact = _find(doc, target)
+    if fact.status != "proposed":
+        raise MemError(f"fact {target} is {fact.status}, not proposed; nothing was changed")
+    return fact
+
+
 def reject(paths: Paths, scope: Scope, target: str) -> Fact:
     """A person rejects a proposed fact: it stays as history with status `retracted`."""
 
