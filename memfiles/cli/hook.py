@@ -10,9 +10,10 @@ from memfiles.api.inputs import hook_event
 HOOK_MAX_CHARS = 9000
 
 
-def hook_text(payload: str, home: Path | None, users: list[str], scopes: list[str]) -> str:
+def hook_text(payload: str, home: Path | None, users: list[str], scopes: list[str]) -> tuple[str, list[str]]:
     """With a prompt (UserPromptSubmit), what it is about; without one (SessionStart), the scope's current
-    memory; nothing relevant, nothing. The home is found from the hook's `cwd` (its project's `.mem/`)."""
+    memory; nothing relevant, nothing. The home is found from the hook's `cwd` (its project's `.mem/`).
+    Also what recall had to say (a cache rebuilt, ranked by words only), for stderr."""
     from memfiles.api import open_home
 
     event = hook_event(payload)
@@ -24,4 +25,4 @@ def hook_text(payload: str, home: Path | None, users: list[str], scopes: list[st
         found = opened.recall(prompt, chosen, max_chars=HOOK_MAX_CHARS)
     else:
         found = opened.render(chosen, max_chars=HOOK_MAX_CHARS)
-    return found.text if found.items else ""
+    return (found.text if found.items else ""), list(found.notes)

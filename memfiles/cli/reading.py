@@ -72,10 +72,12 @@ def _hook(home: Path | None, users: list[str], scopes: list[str]) -> None:
     from memfiles.cli.hook import hook_text
 
     try:
-        text = hook_text(sys.stdin.read(), home, users, scopes)
+        text, notes = hook_text(sys.stdin.read(), home, users, scopes)
     except Exception as exc:
         output.error(f"hook: {exc}")
         return
+    for note in notes:
+        output.warn(note)
     output.block(text)
 
 

@@ -280,10 +280,10 @@ def _indexed_cosines(
         best = np.argsort(-cosines, kind="stable")[:POOL]  # equal cosines: newest first
         top = {window.docs[n]: float(cosines[n]) for n in best}
         marks = ",".join("?" * len(top))
-        for _doc, blob, document in part.conn.execute(
-            f"SELECT id, episode, document FROM docs WHERE id IN ({marks})", list(top)
+        for _doc, blob, sig, document in part.conn.execute(
+            f"SELECT id, episode, sig, document FROM docs WHERE id IN ({marks})", list(top)
         ):
-            episode = decode_episode(blob)
+            episode = decode_episode(part.conn, blob, sig)  # raises IndexTampered
             if episode.id not in found:
                 relevance = ranking.score_document(prepared, decode_document(document))
                 item = Item("episode", part.scope, 0.0, relevance, episode=episode)

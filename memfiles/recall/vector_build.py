@@ -91,8 +91,8 @@ def indexed_wanted(conn: sqlite3.Connection, rows: Sequence[tuple[int, str]]) ->
     """What to embed for `rows` ((doc, vector key) of a recall index): each key -> (episode id, its passages)."""
     keys = dict(rows)
     marks = ",".join("?" * len(keys))
-    blobs = conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(keys)).fetchall()
-    episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
+    blobs = conn.execute(f"SELECT id, episode, sig FROM docs WHERE id IN ({marks})", list(keys)).fetchall()
+    episodes = [(doc, decode_episode(conn, blob, sig)) for doc, blob, sig in blobs]
     return {keys[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}
 
 
@@ -102,5 +102,7 @@ def after_write(paths: Paths, scope: Scope) -> None:
     model = module.loaded() if module is not None else None
     if model is None:
         return
-    with contextlib.suppress(sqlite3.Error, OSError):  # a cache: the next read catches up
+    from memfiles.recall.index_file import IndexUnavailable
+
+    with contextlib.suppress(sqlite3.Error, OSError, IndexUnavailable):  # a cache: the next read catches up
         catch_up(paths, scope, model, seconds=5.0)
