@@ -83,7 +83,7 @@ class Semantic:
         if scope not in self.stores:
             from memfiles.format.layout import parse_scope
 
-            self.stores[scope] = vectors.VectorStore(self.paths, parse_scope(scope), self.model_id)
+            self.stores[scope] = vectors.VectorStore(self.paths, parse_scope(scope), self.model_id, self.notes)
         return self.stores[scope]
 
     def close(self) -> None:
@@ -108,6 +108,15 @@ class Semantic:
             )
         except ModelUnavailable as exc:
             self.notes.append(f"recall: ranked by words only: {exc}")
+        except sqlite3.DatabaseError as exc:  # a vector file gone bad while in use: never a traceback
+            for store in self.stores.values():
+                if vectors.trouble(store.path) is not None:
+                    store.close()
+                    vectors.remove(store.path)
+            self.notes.append(
+                f"recall: ranked by words only: the vector cache could not be read ({exc}); it is being rebuilt "
+                "(`mem doctor --fix` rebuilds it now)"
+            )
         finally:
             self.close()
         return ranking.rank(memories, query, now, options, indexed)
