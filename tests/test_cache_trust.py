@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import subprocess
 import zlib
 from pathlib import Path
 
@@ -213,3 +214,68 @@ def test_a_planted_int8_model_copy_is_never_loaded(home: Path, tmp_path: Path, m
     assert str(target) not in opened and planted not in opened  # never loaded
     assert target.read_bytes() != planted  # made again, by this machine
     assert (models / f"{target.name}.sig").read_text(encoding="ascii") != forged
+
+
+# --- mem doctor reports each cache it would not use, and --fix repairs it ---
+
+
+def _doctor(*args: str) -> tuple[int, str]:
+    done = CliRunner().invoke(app, ["doctor", *args])
+    assert "Traceback" not in done.output
+    return done.exit_code, done.output
+
+
+def test_doctor_reports_and_fixes_a_tampered_recall_index(alice: Path) -> None:
+    conn = sqlite3.connect(_index(alice))
+    conn.execute("UPDATE memory SET facts = ?", (json.dumps([]),))
+    conn.commit()
+    conn.close()
+    code, out = _doctor()
+    assert code == 1 and "recall index holds content this machine did not store" in out and "--fix" in out
+    code, out = _doctor("--fix")
+    assert code == 0, out
+    assert _doctor() == (0, _doctor()[1])
+    assert "email" in _recall(alice, "notification channel")[0]
+
+
+def test_doctor_reports_and_fixes_a_foreign_recall_index(
+    alice: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _index(alice)
+    index_file.remove(path)
+    ours = os.environ["MEM_STATE_DIR"]
+    monkeypatch.setenv("MEM_STATE_DIR", str(tmp_path / "attacker-state"))
+    _recall(alice, "refund")
+    monkeypatch.setenv("MEM_STATE_DIR", ours)
+    code, out = _doctor()
+    assert code == 1 and "recall index was not made on this machine" in out
+    assert _doctor("--fix")[0] == 0
+    assert _doctor()[0] == 0
+
+
+def test_doctor_removes_a_recall_index_git_tracks(alice: Path) -> None:
+    """A pushed `.cache/index/…sqlite3` (force-added past .gitignore): reported, deleted from git, rebuilt."""
+    relpath = _index(alice).relative_to(alice).as_posix()
+    subprocess.run(["git", "add", "-f", relpath], cwd=alice, check=True)
+    subprocess.run(["git", "commit", "-qm", "planted"], cwd=alice, check=True)
+    code, out = _doctor()
+    assert code == 1 and relpath in out and "git tracks" in out
+    code, out = _doctor("--fix")
+    assert code == 0, out
+    tracked = subprocess.run(["git", "ls-files", ".cache"], cwd=alice, capture_output=True, text=True).stdout
+    assert tracked == ""
+    assert _index(alice).is_file() and _doctor()[0] == 0
+
+
+@needs_extra
+def test_doctor_reports_and_fixes_a_corrupt_vector_cache(hybrid: Path) -> None:
+    path = _vector_file(hybrid)
+    vectors.remove(path)
+    path.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
+    code, out = _doctor()
+    assert code == 1 and "vector cache is corrupt" in out and "--fix" in out
+    code, out = _doctor("--fix")
+    assert code == 0, out
+    assert vectors.trouble(path) is None and _doctor()[0] == 0
+    found = open_home(hybrid).user("alice").recall("Set up an alert for me")
+    assert found.notes == [] and any(i.scores.semantic is not None for i in found.items)  # vectors built again

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from memfiles.recall.embedder import Matrix
 
 # Bump when what is embedded changes (the passages below) or how vectors are stored.
-VECTORS_VERSION = 2
+VECTORS_VERSION = 3  # 3: files signed by this machine (see the module)
 PASSAGE_WORDS = 60  # MiniLM reads 128 tokens: about 60-90 English words
 MAX_PASSAGES = 48  # an episode's passages beyond this are not embedded (20,000 characters is about 50)
 _DROPPED = STOPWORDS - {"no", "nor", "not"}  # a long episode's words not embedded (negations carry meaning)
@@ -89,6 +89,11 @@ def text_key(texts: Sequence[str]) -> str:
 
 def path_of(paths: Paths, scope: Scope, model_id: str) -> Path:
     return paths.cache / "index" / f"{scope.kind}-{scope.id}.vectors{VECTORS_VERSION}-{model_id}.sqlite3"
+
+
+def is_current(path: Path) -> bool:
+    """Whether a vector file is of this version (another version's is never opened)."""
+    return f".vectors{VECTORS_VERSION}-" in path.name
 
 
 def files_of(paths: Paths, scope: Scope) -> list[Path]:
