@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import zlib
@@ -279,3 +280,34 @@ def test_doctor_reports_and_fixes_a_corrupt_vector_cache(hybrid: Path) -> None:
     assert vectors.trouble(path) is None and _doctor()[0] == 0
     found = open_home(hybrid).user("alice").recall("Set up an alert for me")
     assert found.notes == [] and any(i.scores.semantic is not None for i in found.items)  # vectors built again
+
+
+@needs_extra
+def test_a_corrupt_model_file_is_one_line_in_recall_and_doctor(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39.12: the model named in mem.local.toml is not a model; recall ranks by words, doctor goes on."""
+    monkeypatch.delenv("MEM_RANKING", raising=False)
+    open_home(home).user("alice").episode("Asked where order O-4471 is; in transit in Toronto.")
+    broken = home.parent / "corrupt.onnx"
+    broken.write_bytes(b"\x08\x07" + os.urandom(512))
+    (home / "mem.local.toml").write_text(f'[semantic]\nmodel = "{broken}"\n', encoding="utf-8")
+    out, err = _recall(home, "order O-4471")
+    assert "O-4471" in out and err.count("\n") == 1 and "cannot load the embedding model" in err
+    code, text = _doctor("--reindex")
+    assert code == 0 and "vectors not rebuilt: cannot load the embedding model" in text
+
+
+@needs_extra
+def test_an_int8_copy_that_cannot_be_made_is_one_line_in_doctor(hybrid: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import onnxruntime.quantization
+
+    if not embedder.ModelFiles.default().int8:
+        pytest.skip("onnx is not installed, so no int8 copy is made")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("the quantizer met a corrupt graph")
+
+    monkeypatch.setattr(onnxruntime.quantization, "quantize_dynamic", broken)
+    monkeypatch.setattr(embedder, "_loaded", {})  # a fresh model, whose int8 copy is not made yet
+    shutil.rmtree(hybrid / ".cache" / "models", ignore_errors=True)
+    report = open_home(hybrid).doctor(reindex=True)
+    assert any("vectors not rebuilt: cannot make the int8 copy" in line for line in report.fixed)

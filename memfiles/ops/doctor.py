@@ -214,8 +214,13 @@ def reindex(paths: Paths, model: Embedder | None = None, tick: Callable[[int, in
             done.append(f"{paths.relative(index.path_of(paths, scope))}: rebuilt from {count} episode file(s)")
         if model is not None:
             from memfiles.recall import vector_build
+            from memfiles.recall.embedder import ModelUnavailable
 
-            embedded = vector_build.rebuild(paths, scope, model, tick)
+            try:
+                embedded = vector_build.rebuild(paths, scope, model, tick)
+            except ModelUnavailable as exc:  # the int8 copy cannot be made: one line, never a traceback
+                done.append(f"{scope}: vectors not rebuilt: {exc}")
+                continue
             done.append(f"{scope}: {embedded} episode(s) and fact(s) embedded by meaning (memfiles[semantic])")
     return done
 

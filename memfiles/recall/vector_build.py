@@ -102,7 +102,8 @@ def after_write(paths: Paths, scope: Scope) -> None:
     model = module.loaded() if module is not None else None
     if model is None:
         return
+    from memfiles.recall.embedder import ModelUnavailable
     from memfiles.recall.index_file import IndexUnavailable
 
-    with contextlib.suppress(sqlite3.Error, OSError, IndexUnavailable):  # a cache: the next read catches up
+    with contextlib.suppress(sqlite3.Error, OSError, IndexUnavailable, ModelUnavailable):  # the next read catches up
         catch_up(paths, scope, model, seconds=5.0)
