@@ -258,7 +258,8 @@ def trouble(paths: Paths, scope: Scope) -> str | None:
 def _foreign(path: Path) -> str | None:
     """Why the index file at `path` is not this machine's (its file or a row unsigned), or None."""
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_MS / 1000)
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_MS / 1000, factory=_IndexConnection)
+        conn.row_key = row_key()
         try:
             found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('version', 'nonce', 'signature')"))
             if found.get("version") != str(INDEX_VERSION):
