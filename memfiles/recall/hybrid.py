@@ -117,6 +117,8 @@ class Semantic:
                 f"recall: ranked by words only: the vector cache could not be read ({exc}); it is being rebuilt "
                 "(`mem doctor --fix` rebuilds it now)"
             )
+        except OSError as exc:  # a vector file, or this machine's key that vouches for it, cannot be read
+            self.notes.append(f"recall: ranked by words only: the vector cache cannot be used ({exc})")
         finally:
             self.close()
         return ranking.rank(memories, query, now, options, indexed)

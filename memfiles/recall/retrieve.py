@@ -148,7 +148,8 @@ def recall(
     files; both give the same items. With `semantic` (the extra's model, memfiles.recall.hybrid) the
     ranking is hybrid; its notes (vectors not built yet) are in `Recalled.notes`. What is shown always comes
     from the files or from index entries this machine stored: an index holding anything else (a planted one)
-    is thrown away, rebuilt from the files, and said in the notes.
+    is thrown away, this recall reads the files instead (the next one builds the index anew), and the notes
+    say so.
     """
     from memfiles.recall.index_file import IndexTampered, remove
 
@@ -161,9 +162,9 @@ def recall(
             semantic.notes.clear()  # said again by the second pass
         notes.append(
             f"recall: the recall index {paths.relative(exc.path)} holds content this machine did not store; "
-            "rebuilt from the files"
+            "it was removed and this recall read the files (the next one rebuilds it)"
         )
-        return _recall(paths, scopes, query, options, budget, max_chars, use_index, semantic, notes)
+        return _recall(paths, scopes, query, options, budget, max_chars, False, semantic, notes)
 
 
 def _recall(
