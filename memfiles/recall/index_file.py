@@ -10,7 +10,7 @@ where anyone who can push to its remote can plant one (git checks out a tracked 
 know every file's bytes. So the file carries a signature by this machine's key (memfiles.store.machine) made
 when it was set up, and every stored episode and fact list its own signature (`docs.sig`, `memory.sig`); a
 file without a valid one is foreign and rebuilt with a note, and a row whose signature fails raises
-IndexTampered, which recall answers by rebuilding the file and reading the files (memfiles.recall.retrieve).
+IndexTampered, which recall answers by removing the file and reading the files (memfiles.recall.retrieve).
 """
 
 from __future__ import annotations
