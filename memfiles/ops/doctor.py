@@ -51,6 +51,8 @@ class Problem:
 
 def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
     """Every problem found in the home, in a stable order (`use_index`: see `run`)."""
+    from memfiles.ops import doctor_caches
+
     problems = _settings(paths)
     for scope in paths.scopes():
         memory = paths.memory_file(scope)
@@ -60,8 +62,8 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
             except MemError as exc:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
     problems.extend(_indexes(paths))
-    problems.extend(_vector_caches(paths))
-    problems.extend(_tracked_caches(paths))
+    problems.extend(doctor_caches.vector_caches(paths))
+    problems.extend(doctor_caches.tracked_caches(paths))
     problems.extend(_flagged(paths, use_index))
     problems.extend(_capture_log(paths))
     problems.extend(_temp_files(paths))
@@ -118,76 +120,6 @@ def _indexes(paths: Paths) -> list[Problem]:
             what = f"recall index {why}: recall does not use it (`mem doctor --fix` rebuilds it from the files)"
             found.append(Problem(paths.relative(index.path_of(paths, scope)), what, _rebuilder(paths, scope)))
     return found
-
-
-def _vector_caches(paths: Paths) -> list[Problem]:
-    """Vector files (memfiles[semantic]) of this version that are corrupt or were not made on this machine."""
-    from memfiles.recall import vectors
-
-    found = []
-    for scope in paths.scopes():
-        for path in vectors.files_of(paths, scope):
-            why = vectors.trouble(path) if vectors.is_current(path) else None
-            if why:
-                what = f"vector cache {why}: recall does not use it (`mem doctor --fix` rebuilds it)"
-                found.append(Problem(paths.relative(path), what, _vectors_rebuilder(paths, scope, path)))
-    return found
-
-
-def _vectors_rebuilder(paths: Paths, scope: Scope, path: Path) -> Callable[[], str]:
-    def rebuild() -> str:
-        from memfiles.recall import embedder, vector_build, vectors
-
-        vectors.remove(path)
-        if embedder.available():
-            try:
-                model = embedder.load(cache=paths.cache)
-            except embedder.ModelUnavailable as exc:
-                return f"removed; not embedded again ({exc})"
-            if vectors.path_of(paths, scope, model.id) == path:
-                return f"rebuilt: {vector_build.rebuild(paths, scope, model)} episode(s) and fact(s) embedded"
-        return "removed; the next reads embed again (or `mem doctor --reindex`)"
-
-    return rebuild
-
-
-def _tracked_caches(paths: Paths) -> list[Problem]:
-    """Cache files (recall indexes, vectors, model copies) that git tracks: pushed into `.cache/` by someone,
-    so never this machine's; `--fix` removes them, commits their removal, and rebuilds the index."""
-    root = paths.root
-    cache = paths.relative(paths.cache)
-    if not gitrepo.is_repo(root) or not gitrepo.tracked(root, cache):
-        return []
-    found = []
-    for folder in (paths.cache / "index", paths.cache / "models"):
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.iterdir()):
-            relpath = paths.relative(path)
-            if gitrepo.tracked(root, relpath):
-                what = (
-                    "a cache file git tracks: it came from a clone or a pull, not from this machine, so it is not "
-                    "used (`mem doctor --fix` deletes it, commits the deletion and rebuilds the cache)"
-                )
-                found.append(Problem(relpath, what, _untracker(paths, path)))
-    return found
-
-
-def _untracker(paths: Paths, path: Path) -> Callable[[], str]:
-    def untrack() -> str:
-        from memfiles.recall import index
-
-        relpath = paths.relative(path)
-        path.unlink(missing_ok=True)
-        gitrepo.commit_removal(
-            paths.root, [relpath], f"mem: doctor removes a cache file git must never track\n\n{relpath}\n"
-        )
-        for scope in paths.scopes():
-            if path == index.path_of(paths, scope):
-                return f"removed from git and rebuilt from {index.rebuild(paths, scope)} episode file(s)"
-        return "removed from git (rebuilt when next used)"
-
-    return untrack
 
 
 def _rebuilder(paths: Paths, scope: Scope) -> Callable[[], str]:
