@@ -311,3 +311,16 @@ def test_an_int8_copy_that_cannot_be_made_is_one_line_in_doctor(hybrid: Path, mo
     shutil.rmtree(hybrid / ".cache" / "models", ignore_errors=True)
     report = open_home(hybrid).doctor(reindex=True)
     assert any("vectors not rebuilt: cannot make the int8 copy" in line for line in report.fixed)
+
+
+def test_doctor_reports_and_removes_a_model_copy_this_machine_did_not_make(home: Path) -> None:
+    """Needs no extra: the check reads the file and its sidecar only."""
+    models = home / ".cache" / "models"
+    models.mkdir(parents=True)
+    planted = models / "0123456789-int8.onnx"
+    planted.write_bytes(b"not the model this machine made")
+    (models / f"{planted.name}.sig").write_text("0" * 64, encoding="ascii")
+    code, out = _doctor()
+    assert code == 1 and "model copy was not made on this machine" in out and "--fix" in out
+    assert _doctor("--fix")[0] == 0
+    assert not planted.exists() and _doctor()[0] == 0

@@ -63,6 +63,7 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
     problems.extend(_indexes(paths))
     problems.extend(doctor_caches.vector_caches(paths))
+    problems.extend(doctor_caches.model_copies(paths))
     problems.extend(doctor_caches.tracked_caches(paths))
     problems.extend(_flagged(paths, use_index))
     problems.extend(_capture_log(paths))

@@ -1,5 +1,6 @@
 """`mem doctor`'s checks of the caches it would not use (issues 38 and 39): a vector file that is corrupt or was
-not made on this machine, and any cache file git tracks (recall indexes, vectors, model copies: pushed into
+not made on this machine, a model copy in `.cache/models/` without this machine's signed sidecar, and any cache
+file git tracks (recall indexes, vectors, model copies: pushed into
 `.cache/` by someone, so never this machine's). The recall index's own check is memfiles.recall.index.trouble,
 run by memfiles.ops.doctor. Each is a Problem with the fix to run; `--fix` rebuilds.
 """
@@ -82,3 +83,26 @@ def _untracker(paths: Paths, path: Path) -> Callable[[], str]:
         return "removed from git (rebuilt when next used)"
 
     return untrack
+
+
+def model_copies(paths: Paths) -> list[Problem]:
+    """Model files in `.cache/models/` this machine did not make (never loaded; `--fix` removes them)."""
+    from memfiles.recall.embedder import copy_trouble
+
+    folder = paths.cache / "models"
+    found = []
+    for path in sorted(folder.glob("*.onnx")) if folder.is_dir() else []:
+        why = copy_trouble(path)
+        if why:
+            what = f"model copy {why}: it is never loaded (`mem doctor --fix` removes it; the next reindex makes one)"
+            found.append(Problem(paths.relative(path), what, _model_remover(path)))
+    return found
+
+
+def _model_remover(path: Path) -> Callable[[], str]:
+    def remove() -> str:
+        path.unlink(missing_ok=True)
+        path.with_name(path.name + ".sig").unlink(missing_ok=True)
+        return "removed"
+
+    return remove

@@ -226,6 +226,13 @@ def _signature(target: Path, data: bytes) -> str:
     return machine.sign("memfiles int8 model", target.name, hashlib.sha256(data).hexdigest())
 
 
+def copy_trouble(path: Path) -> str | None:
+    """Why the model file at `path` (in a home's `.cache/models/`) would never be loaded, or None (`mem doctor`)."""
+    if _verified(path, path.with_name(path.name + ".sig")) is None:
+        return "was not made on this machine (no valid signed sidecar)"
+    return None
+
+
 def _verified(target: Path, sidecar: Path) -> bytes | None:
     """The copy's bytes, if this machine made them (its sidecar signs their sha256); None otherwise."""
     from memfiles.store import machine
