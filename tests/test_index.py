@@ -428,7 +428,7 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # 6: episodes and facts as their models JSON; 7: episodes' review fields, and `files.held` (issue 25);
 # 8: the same bytes, but the guard's rules changed, so which episodes `files.held` holds back did too;
 # 9: the same again, for the rules of the second guard round (GUARD_RULES below); 10: episodes' `source_ref`;
-# 11 to 25: the same bytes, the rules changed again
+# 11 to 25: the same bytes, the rules changed again; 26: each episode and fact list signed by this machine
 STORED = {
     5: "41379930bfc5c89e",
     6: "fbbb787f0f01c0fd",
@@ -451,6 +451,7 @@ STORED = {
     23: "dc67420510453817",
     24: "dc67420510453817",
     25: "dc67420510453817",
+    26: "c5485de03e70afe3",
 }
 # The guard's rules each version of the index decided `files.held` with (a digest of every rule's code, severity,
 # kinds and patterns). The index stores the decision, so rules that catch more need a new version.
@@ -472,6 +473,7 @@ GUARD_RULES = {
     23: "0ea9bbccaf024839",
     24: "9d2035f40800eb2f",
     25: "199bff85c5857f0f",
+    26: "199bff85c5857f0f",  # the same rules; rows now signed
 }
 
 
@@ -534,7 +536,12 @@ def test_without_a_usable_index_recall_reads_the_files(store: Home) -> None:
 def test_documents_and_episodes_round_trip_through_the_index_encoding() -> None:
     episode = make_episode(random.Random(1), ALICE, 1)
     episode.facts = [CandidateFact(key="diet", value="vegan", subject="user_preference", confidence="inferred")]
-    assert index_records.decode_episode(index_records.encode_episode(episode)) == episode
+    blob = index_records.encode_episode(episode)
+    conn = sqlite3.connect(":memory:")
+    assert index_records.decode_episode(conn, blob, index_file.sign_row(conn, "episode", blob)) == episode
+    with pytest.raises(index_file.IndexTampered):  # only what this machine stored is decoded
+        index_records.decode_episode(conn, blob, "0" * 64)
+    conn.close()
     doc = episode_document(episode)
     assert index_records.decode_document(index_records.encode_document(doc)) == doc
 

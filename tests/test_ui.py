@@ -94,6 +94,42 @@ def test_the_token_is_exchanged_for_an_http_only_strict_cookie(built: Home) -> N
     assert test.get("/").status_code == 200  # now by the cookie alone
 
 
+def test_the_token_lets_in_one_browser_once(built: Home) -> None:
+    """Issue 39.15: an address seen later (history, `ps`, a shoulder) lets nobody in."""
+    test, keys = client(built)  # the first browser: the token spent for its cookie
+    assert test.get("/").status_code == 200
+    other = TestClient(create_app(built, keys, ["testserver"]), follow_redirects=False)
+    OPENED.append(other)
+    again = other.get(f"/?token={TOKEN}")
+    assert again.status_code == 403 and "set-cookie" not in again.headers
+    assert other.get("/").status_code == 403
+    assert test.get(f"/?token={TOKEN}").status_code == 200  # the first browser goes on by its cookie
+
+
+def test_the_browser_is_opened_without_the_token_on_its_command_line(
+    built: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The browser gets a private launcher file (`ps` shows every command line to every user), which goes away
+    once the token is used."""
+    import os
+    import stat
+    import webbrowser
+
+    from memfiles.ui import open_in_browser
+
+    asked: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: asked.append(url) or True)
+    test, keys = client(built, login=False)
+    url = f"http://testserver/?token={TOKEN}"
+    launcher = open_in_browser(url, keys)
+    assert len(asked) == 1 and TOKEN not in asked[0] and asked[0] == launcher.as_uri()
+    assert stat.S_IMODE(os.stat(launcher).st_mode) == 0o600 and stat.S_IMODE(os.stat(launcher.parent).st_mode) == 0o700
+    found = re.search(r'http-equiv="refresh" content="0;url=([^"]+)"', launcher.read_text(encoding="utf-8"))
+    assert found and found[1] == url  # the page sends the browser on to the address
+    assert test.get(f"/?token={TOKEN}").status_code == 303
+    assert not launcher.exists() and not launcher.parent.exists()  # removed once used
+
+
 def test_a_request_for_another_host_is_refused_even_with_the_token(built: Home) -> None:
     test, _ = client(built)
     assert test.get("/", headers={"host": "evil.example"}).status_code == 403

@@ -30,10 +30,11 @@ def recall_hook(
     *,
     lexical: bool = False,
     chosen_scopes: Callable[[Home, list[str]], None] | None = None,
-) -> str:
+) -> tuple[str, list[str]]:
     """With a prompt (UserPromptSubmit), what it is about; without one (SessionStart), the scope's current
     memory; nothing relevant, nothing. The home is `home`, else `$MEM_HOME`, else found from the hook's `cwd`
-    (its project's `.mem/`). Raises MemError; every outcome is recorded for `mem doctor`."""
+    (its project's `.mem/`). Also what recall had to say (a cache rebuilt, ranked by words only), for stderr.
+    Raises MemError; every outcome is recorded for `mem doctor`."""
     from memfiles.api import open_home
 
     opened: Home | None = None
@@ -54,7 +55,7 @@ def recall_hook(
         raise
     degraded = [note for note in found.notes if "ranked by words only" in note]
     record(opened, "recall-hook", not degraded, "; ".join(degraded), cwd=cwd)
-    return found.text if found.items else ""
+    return (found.text if found.items else ""), list(found.notes)
 
 
 def record(opened: Home | None, name: str, ok: bool, why: str = "", cwd: str | None = None) -> None:

@@ -95,10 +95,14 @@ def _hook(home: Path | None, users: list[str], scopes: list[str], lexical: bool)
     from memfiles.api.hooks import recall_hook
 
     try:
-        text = recall_hook(sys.stdin.buffer.read(), home, users, scopes, lexical=lexical, chosen_scopes=warn_unknown)
+        text, notes = recall_hook(
+            sys.stdin.buffer.read(), home, users, scopes, lexical=lexical, chosen_scopes=warn_unknown
+        )
     except Exception as exc:
         output.error(f"hook: {exc}")
         return
+    for note in notes:
+        output.warn(note)
     output.block(text)
 
 

@@ -29,7 +29,8 @@ def ui(
     each key's timeline, episodes by month, the audit trail and lint findings.
 
     It listens on 127.0.0.1 only and prints an address with a random token (opened in your browser unless
-    --no-open); the first page swaps the token for a cookie, and nothing is answered without one or the other.
+    --no-open, through a private file, so the token is on no command line); the first page swaps the token for
+    a cookie, the token then works no more, and nothing is answered without one or the other.
     Every action (accept, reject, keep this one, forget, purge) is a POST through the same guarded write
     path as the CLI: one commit each, visible in `mem log`. Needs the optional extra: pip install 'memfiles[ui]'.
 

@@ -2,13 +2,14 @@
 
 Checks, each a Problem line: settings parse, mem.toml sets nothing a synced file may not (a command,
 a relaxation of the guard) and mem.local.toml stays out of git; every MEMORY.md parses; no recall
-index is corrupt; no temp files from an interrupted write; no unfinished sync merge and no conflict
-markers; no stale git index lock; no uncommitted memory changes; git's own fsck; no episode the guard
-holds back (`flagged`, waiting for `mem review`; an accepted one it still finds something in is a
-note, not a problem). Repairs (`--fix`)
-only what is safe: an uncommitted file that parses is committed, one that does not is restored
-from the last commit; temp files and a stale index lock are removed; a corrupt index is rebuilt
-(`--reindex` rebuilds every one: the indexes are caches of the files); a home made before
+index or vector cache is corrupt, foreign (not signed by this machine) or tracked by git; no temp
+files from an interrupted write; no unfinished sync merge and no conflict markers; no stale git index
+lock; no uncommitted memory changes; git's own fsck; no episode the guard holds back (`flagged`,
+waiting for `mem review`; an accepted one it still finds something in is a note, not a problem).
+Repairs (`--fix`) only what is safe: an uncommitted file that parses is committed, one that does not
+is restored from the last commit; temp files and a stale index lock are removed; a corrupt or foreign
+index or vector cache is rebuilt, a tracked one deleted from git first (`--reindex` rebuilds every
+index: they are caches of the files); a home made before
 mem.local.toml existed gets the file and its .gitignore entry. An unfinished merge, conflict
 markers and settings a synced file may not set need a person.
 """
@@ -50,6 +51,8 @@ class Problem:
 
 def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
     """Every problem found in the home, in a stable order (`use_index`: see `run`)."""
+    from memfiles.ops import doctor_caches
+
     problems = _settings(paths)
     for scope in paths.scopes():
         memory = paths.memory_file(scope)
@@ -60,6 +63,9 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
     problems.extend(_indexes(paths))
     problems.extend(_vectors(paths))
+    problems.extend(doctor_caches.vector_caches(paths))
+    problems.extend(doctor_caches.model_copies(paths))
+    problems.extend(doctor_caches.tracked_caches(paths))
     problems.extend(_flagged(paths, use_index))
     problems.extend(_capture_log(paths))
     problems.extend(_health(paths))
@@ -114,9 +120,8 @@ def _indexes(paths: Paths) -> list[Problem]:
     for scope in paths.scopes():
         why = index.trouble(paths, scope)
         if why:
-            found.append(
-                Problem(paths.relative(index.path_of(paths, scope)), f"recall index {why}", _rebuilder(paths, scope))
-            )
+            what = f"recall index {why}: recall does not use it (`mem doctor --fix` rebuilds it from the files)"
+            found.append(Problem(paths.relative(index.path_of(paths, scope)), what, _rebuilder(paths, scope)))
     return found
 
 
@@ -156,8 +161,13 @@ def _reindex(paths: Paths, model: Embedder | None, tick: Callable[[int, int], No
             done.append(f"{paths.relative(index.path_of(paths, scope))}: rebuilt from {count} episode file(s)")
         if model is not None:
             from memfiles.recall import vector_build
+            from memfiles.recall.embedder import ModelUnavailable
 
-            embedded = vector_build.rebuild(paths, scope, model, tick)
+            try:
+                embedded = vector_build.rebuild(paths, scope, model, tick)
+            except ModelUnavailable as exc:  # the int8 copy cannot be made: one line, never a traceback
+                done.append(f"{scope}: vectors not rebuilt: {exc}")
+                continue
             done.append(f"{scope}: {embedded} episode(s) and fact(s) embedded by meaning (memfiles[semantic])")
     return done
 

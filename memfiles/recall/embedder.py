@@ -130,7 +130,7 @@ class Embedder:
         self._np = np
         self._lock = threading.Lock()  # one inference at a time (an MCP server may serve two calls)
 
-    def _open(self, model: Path, optimize: bool = True) -> Any:
+    def _open(self, model: Path | bytes, optimize: bool = True) -> Any:
         options = self._onnxruntime.SessionOptions()
         options.log_severity_level = 3
         if not optimize:  # see optimize_at_load
@@ -139,7 +139,8 @@ class Embedder:
         # Threads wait for work asleep, not spinning: on a machine busy with other work, spinning threads took
         # turns from the working ones (a 10k reindex ran at 14-19 episodes/s against 20-26 without; as fast alone).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        return self._onnxruntime.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+        source = model if isinstance(model, bytes) else str(model)
+        return self._onnxruntime.InferenceSession(source, sess_options=options, providers=["CPUExecutionProvider"])
 
     def embed(self, texts: list[str]) -> Matrix:
         return self._run(self._session, texts)
@@ -151,6 +152,7 @@ class Embedder:
                     with contextlib.ExitStack() as stack:  # without a home, the copy lives in a temporary folder
                         folder = self._cache or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mem-")))
                         self._bulk = self._open(_int8_copy(self._onnxruntime, self.files, folder / "models"))
+                        # (the copy's verified bytes: a model file this machine did not make is never loaded)
                 except Exception as exc:  # onnxruntime and its quantization raise their own error types
                     raise ModelUnavailable(f"cannot make the int8 copy of {self.files.model}: {exc}") from None
         return self._run(self._bulk, texts)
@@ -184,19 +186,26 @@ class Embedder:
         return out
 
 
-def _int8_copy(onnxruntime: Any, files: ModelFiles, folder: Path) -> Path:
-    """The model with int8 matrix products (see the module), made once into `folder` and reused.
+def _int8_copy(onnxruntime: Any, files: ModelFiles, folder: Path) -> bytes:
+    """The model with int8 matrix products (see the module), made once into `folder` and reused: its bytes.
 
     onnxruntime first writes the model with its weights unpacked to float (its basic graph optimisation,
     which folds the int8-to-float steps), then its dynamic quantization packs every matrix product with
     a constant weight into int8, per output channel. Copies of other models (or of this one made by an
     earlier version, which named them by another id) unused for a week are removed then.
+
+    `.cache/` is in the home, where anyone who can push to its remote can plant a file, and a model is code-like:
+    the copy is used only with a sidecar (`<copy>.sig`) holding this machine's signature of its sha256
+    (memfiles.store.machine), checked against the very bytes handed to onnxruntime. Any other file there is
+    made again.
     """
     target = folder / f"{files.id}-int8.onnx"
-    if target.is_file():
-        return target
+    sidecar = target.with_name(target.name + ".sig")
+    known = _verified(target, sidecar)
+    if known is not None:
+        return known
     week_ago = time.time() - 7 * 86400
-    for other in folder.glob("*.onnx"):
+    for other in [*folder.glob("*.onnx"), *folder.glob("*.onnx.sig")]:
         with contextlib.suppress(OSError):
             if other.stat().st_atime < week_ago and other.stat().st_mtime < week_ago:
                 other.unlink()
@@ -224,8 +233,38 @@ def _int8_copy(onnxruntime: Any, files: ModelFiles, folder: Path) -> Path:
             )
         finally:
             root.setLevel(level)
+        data = packed.read_bytes()
+        signed = Path(work) / "int8.onnx.sig"
+        signed.write_text(_signature(target, data), encoding="ascii")
         os.replace(packed, target)  # whole or not at all: another process may be making it too
-    return target
+        os.replace(signed, sidecar)
+    return data
+
+
+def _signature(target: Path, data: bytes) -> str:
+    from memfiles.store import machine
+
+    return machine.sign("memfiles int8 model", target.name, hashlib.sha256(data).hexdigest())
+
+
+def copy_trouble(path: Path) -> str | None:
+    """Why the model file at `path` (in a home's `.cache/models/`) would never be loaded, or None (`mem doctor`)."""
+    if _verified(path, path.with_name(path.name + ".sig")) is None:
+        return "was not made on this machine (no valid signed sidecar)"
+    return None
+
+
+def _verified(target: Path, sidecar: Path) -> bytes | None:
+    """The copy's bytes, if this machine made them (its sidecar signs their sha256); None otherwise."""
+    from memfiles.store import machine
+
+    try:
+        data = target.read_bytes()
+        signature = sidecar.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    digest = hashlib.sha256(data).hexdigest()
+    return data if machine.verify(signature, "memfiles int8 model", target.name, digest) else None
 
 
 def _import_onnxruntime(scratch: Path | None) -> Any:

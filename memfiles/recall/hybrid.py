@@ -85,7 +85,7 @@ class Semantic:
         if scope not in self.stores:
             from memfiles.format.layout import parse_scope
 
-            self.stores[scope] = vectors.VectorStore(self.paths, parse_scope(scope), self.model_id)
+            self.stores[scope] = vectors.VectorStore(self.paths, parse_scope(scope), self.model_id, self.notes)
         return self.stores[scope]
 
     def close(self) -> None:
@@ -104,8 +104,17 @@ class Semantic:
             return rank(self, memories, query, now, options, indexed)
         except ModelUnavailable as exc:
             self.notes.append(f"recall: ranked by words only: {exc}")
-        except sqlite3.DatabaseError as exc:
-            self.notes.append(f"recall: ranked by words only: the vector cache cannot be read ({exc})")
+        except sqlite3.DatabaseError as exc:  # a vector file gone bad while in use: never a traceback
+            for store in self.stores.values():
+                if vectors.trouble(store.path) is not None:
+                    store.close()
+                    vectors.remove(store.path)
+            self.notes.append(
+                f"recall: ranked by words only: the vector cache could not be read ({exc}); it is being rebuilt "
+                "(`mem doctor --fix` rebuilds it now)"
+            )
+        except OSError as exc:  # a vector file, or this machine's key that vouches for it, cannot be read
+            self.notes.append(f"recall: ranked by words only: the vector cache cannot be used ({exc})")
         finally:
             self.close()
         return ranking.rank(memories, query, now, options, indexed)
@@ -270,10 +279,10 @@ def _indexed_cosines(
         best = np.argsort(-cosines, kind="stable")[:POOL]  # equal cosines: newest first
         top = {window.docs[n]: float(cosines[n]) for n in best}
         marks = ",".join("?" * len(top))
-        for _doc, blob, document in part.conn.execute(
-            f"SELECT id, episode, document FROM docs WHERE id IN ({marks})", list(top)
+        for _doc, blob, sig, document in part.conn.execute(
+            f"SELECT id, episode, sig, document FROM docs WHERE id IN ({marks})", list(top)
         ):
-            episode = decode_episode(blob)
+            episode = decode_episode(part.conn, blob, sig)  # raises IndexTampered
             if episode.id not in found:
                 relevance = ranking.score_document(prepared, decode_document(document))
                 item = Item("episode", part.scope, 0.0, relevance, episode=episode)

@@ -4,16 +4,26 @@ Each version of the index has its own file (`.cache/index/<kind>-<id>.<INDEX_VER
 versions of mem sharing a home do not rebuild each other's. A file that is not a database of this
 version (a corrupt one) is rebuilt empty, and another version's file unused for a week is removed
 when this version's is set up. What the file holds is kept fresh by memfiles.recall.index_refresh.
+
+A cache can rank and speed up, never add or change content (docs/SECURITY.md): the index lives in the home,
+where anyone who can push to its remote can plant one (git checks out a tracked `.cache/` file), and they
+know every file's bytes. So the file carries a signature by this machine's key (memfiles.store.machine) made
+when it was set up, and every stored episode and fact list its own signature (`docs.sig`, `memory.sig`); a
+file without a valid one is foreign and rebuilt with a note, and a row whose signature fails raises
+IndexTampered, which recall answers by removing the file and reading the files (memfiles.recall.retrieve).
 """
 
 from __future__ import annotations
 
+import hmac
+import secrets
 import sqlite3
 import time
 from pathlib import Path
 
 from memfiles.errors import MemError
 from memfiles.format.layout import Paths, Scope
+from memfiles.store import machine
 from memfiles.store.files import locked
 
 # The version of what the index stores. Bump it by hand whenever the schema below changes, or what is
@@ -24,7 +34,7 @@ from memfiles.store.files import locked
 # made when a file's bytes change, so a guard that catches more needs a new version). A new version gets a
 # new file, built from the markdown at the next recall. tests/test_index.py pins what each version stores
 # and the guard's rules each version decided with.
-INDEX_VERSION = 25
+INDEX_VERSION = 26
 _OTHER_VERSIONS_KEPT = 7 * 86400  # another version's index unused this long is removed
 BUSY_MS = 10_000
 SCHEMA = """
@@ -40,13 +50,15 @@ CREATE INDEX files_month ON files(month);
 CREATE INDEX files_problems ON files(month) WHERE problem IS NOT NULL;
 CREATE TABLE docs(
     id INTEGER PRIMARY KEY, month TEXT NOT NULL, lo TEXT NOT NULL, hi TEXT NOT NULL, session TEXT,
-    length INTEGER NOT NULL, episode BLOB NOT NULL, document BLOB NOT NULL
+    length INTEGER NOT NULL, episode BLOB NOT NULL, document BLOB NOT NULL, sig TEXT NOT NULL
 );
 CREATE INDEX docs_window ON docs(month, lo, hi, length);
 CREATE INDEX docs_session ON docs(session) WHERE session IS NOT NULL;
 CREATE VIRTUAL TABLE postings USING fts5(terms, content='', tokenize='ascii', detail='none');
 CREATE TABLE vocabulary(term TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE TABLE memory(id INTEGER PRIMARY KEY CHECK (id = 1), raw BLOB NOT NULL, facts TEXT NOT NULL);
+CREATE TABLE memory(
+    id INTEGER PRIMARY KEY CHECK (id = 1), raw BLOB NOT NULL, facts TEXT NOT NULL, sig TEXT NOT NULL
+);
 """
 
 
@@ -54,46 +66,99 @@ class IndexUnavailable(Exception):
     """The index cannot be used here (no write access, sqlite error); recall reads the files instead."""
 
 
+class IndexTampered(IndexUnavailable):
+    """A row of the index was not written by this machine (its signature fails): the file is not trusted."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} holds content this machine did not store")
+        self.path = path
+
+
+def _file_parts(path: Path, nonce: str) -> tuple[str, str, str]:
+    return ("memfiles recall index", path.name, nonce)
+
+
+class _IndexConnection(sqlite3.Connection):
+    """A connection to an index file, with the key its rows are signed with (see `row_key`)."""
+
+    row_key: bytes = b""
+
+
+def row_key() -> bytes:
+    """The key an index's rows are signed with: derived from this machine's key once per connection, so checking
+    a row is one HMAC over its bytes (a few microseconds), not a look-up of the machine's key each time."""
+    return bytes.fromhex(machine.sign("memfiles recall index rows"))
+
+
+def _mac(conn: sqlite3.Connection, kind: str, parts: tuple[bytes | str, ...]) -> str:
+    key = conn.row_key if isinstance(conn, _IndexConnection) and conn.row_key else row_key()
+    message = kind.encode()
+    for part in parts:
+        data = part.encode("utf-8") if isinstance(part, str) else part
+        message += len(data).to_bytes(8, "big") + data
+    return hmac.digest(key, message, "sha256").hex()
+
+
+def sign_row(conn: sqlite3.Connection, kind: str, *parts: str | bytes) -> str:
+    """This machine's signature of what one row of the index stores (`kind`: "episode", "facts")."""
+    return _mac(conn, kind, parts)
+
+
+def check_row(conn: sqlite3.Connection, signature: str, kind: str, *parts: str | bytes) -> None:
+    """Raise IndexTampered unless `signature` is this machine's `sign_row(conn, kind, *parts)`."""
+    if not (isinstance(signature, str) and hmac.compare_digest(signature, _mac(conn, kind, parts))):
+        raise IndexTampered(Path(conn.execute("PRAGMA database_list").fetchone()[2]))
+
+
 def path_of(paths: Paths, scope: Scope) -> Path:
     """This version's index file of the scope."""
     return paths.index_file(scope, str(INDEX_VERSION))
 
 
-def connect(paths: Paths, scope: Scope, create: bool = True) -> sqlite3.Connection:
-    """Open (or create) one scope's index; a file that is not a database of this version is rebuilt empty."""
+def connect(paths: Paths, scope: Scope, create: bool = True, notes: list[str] | None = None) -> sqlite3.Connection:
+    """Open (or create) one scope's index; a file that is not a database of this version, or that this machine
+    did not make, is rebuilt empty (saying so in `notes`, when given)."""
     path = path_of(paths, scope)
     if not create and not path.exists():
         raise IndexUnavailable(f"{path} does not exist")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = _usable(path)
+        conn, _why = _usable(path)
         if conn is None:
             with locked(paths.lock_file(f"index-{scope.kind}-{scope.id}")):  # one process sets it up
-                conn = _usable(path) or _set_up_in_place(path)
-                if conn is None:  # corrupt: nobody can be reading it
+                conn, why = _usable(path)
+                conn = conn or _set_up_in_place(path)
+                if conn is None:  # corrupt or foreign: nobody can be reading it
                     remove(path)
                     conn = open_file(path)
-                    _create(conn)
+                    _create(conn, path)
+                    if notes is not None and why:
+                        notes.append(f"recall: the recall index {paths.relative(path)} {why}; rebuilt from the files")
                 _forget_other_versions(paths, scope, older_than=_OTHER_VERSIONS_KEPT)
         return conn
     except (OSError, sqlite3.Error, MemError) as exc:
         raise IndexUnavailable(f"cannot use the recall index {path}: {exc}") from exc
 
 
-def _usable(path: Path) -> sqlite3.Connection | None:
-    """The index opened, if it is a database of this version; None when it must be built anew."""
+def _usable(path: Path) -> tuple[sqlite3.Connection | None, str]:
+    """The index opened, if it is a database of this version made by this machine; else None and why it must
+    be built anew ("" for a file that is merely new or of another version)."""
     conn = None
+    why = ""
     try:
         conn = open_file(path)
-        found = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('version', 'nonce', 'signature')"))
         conn.execute("SELECT count(*) FROM months").fetchone()
-        if found is not None and found[0] == str(INDEX_VERSION):
-            return conn
-    except sqlite3.DatabaseError:
-        pass  # not a database, or corrupt: a cache is rebuilt, never repaired
+        if found.get("version") == str(INDEX_VERSION):
+            if machine.verify(found.get("signature", ""), *_file_parts(path, found.get("nonce", ""))):
+                return conn, ""
+            why = "was not made on this machine"
+    except sqlite3.DatabaseError as exc:  # not a database, or corrupt: a cache is rebuilt, never repaired
+        if "no such table" not in str(exc):
+            why = f"is corrupt ({exc})"
     if conn is not None:
         conn.close()
-    return None
+    return None, why
 
 
 def _set_up_in_place(path: Path) -> sqlite3.Connection | None:
@@ -107,7 +172,7 @@ def _set_up_in_place(path: Path) -> sqlite3.Connection | None:
     try:
         conn = open_file(path)
         if conn.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,):
-            _create(conn)
+            _create(conn, path)
             return conn
     except sqlite3.DatabaseError:
         pass
@@ -116,22 +181,33 @@ def _set_up_in_place(path: Path) -> sqlite3.Connection | None:
     return None
 
 
-def open_file(path: Path) -> sqlite3.Connection:
+def open_file(path: Path) -> _IndexConnection:
     """A connection to the index file at `path` as it is (made empty if missing), in WAL mode."""
-    conn = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(
+        path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False, factory=_IndexConnection
+    )
+    conn.row_key = row_key()
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")  # a cache: a lost last transaction is seen as stale and redone
     return conn
 
 
-def _create(conn: sqlite3.Connection) -> None:
+def _create(conn: sqlite3.Connection, path: Path) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
-            conn.execute("INSERT INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),))
+            nonce = secrets.token_hex(16)
+            conn.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [
+                    ("version", str(INDEX_VERSION)),
+                    ("nonce", nonce),
+                    ("signature", machine.sign(*_file_parts(path, nonce))),
+                ],
+            )
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -176,4 +252,28 @@ def trouble(paths: Paths, scope: Scope) -> str | None:
         return f"is corrupt ({exc})"
     if verdict is None or verdict[0] != "ok":
         return f"is corrupt ({verdict[0] if verdict else 'no answer'})"
+    return _foreign(index_path)
+
+
+def _foreign(path: Path) -> str | None:
+    """Why the index file at `path` is not this machine's (its file or a row unsigned), or None."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_MS / 1000, factory=_IndexConnection)
+        conn.row_key = row_key()
+        try:
+            found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('version', 'nonce', 'signature')"))
+            if found.get("version") != str(INDEX_VERSION):
+                return None  # another version's: rebuilt when used
+            if not machine.verify(found.get("signature", ""), *_file_parts(path, found.get("nonce", ""))):
+                return "was not made on this machine"
+            for blob, sig in conn.execute("SELECT episode, sig FROM docs"):
+                check_row(conn, sig, "episode", blob)
+            for raw, text, sig in conn.execute("SELECT raw, facts, sig FROM memory"):
+                check_row(conn, sig, "facts", raw, text)
+        finally:
+            conn.close()
+    except IndexTampered:
+        return "holds content this machine did not store"
+    except sqlite3.Error as exc:
+        return f"is corrupt ({exc})"
     return None

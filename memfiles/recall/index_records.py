@@ -1,5 +1,6 @@
 """What the recall index stores, and how: episodes and documents as compressed JSON, terms as FTS5 tokens,
-MEMORY.md's facts with the file's bytes.
+MEMORY.md's facts with the file's bytes; each episode and fact list signed by this machine (index_file), and
+checked whenever it is read back.
 
 Episodes and facts are stored as their models' JSON, documents field by field, so a new field needs no change here;
 what they hold is still part of the index's format (memfiles.recall.index_file.INDEX_VERSION).
@@ -20,6 +21,7 @@ from memfiles.format import memoryfile
 from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.model import Fact
+from memfiles.recall.index_file import check_row, sign_row
 from memfiles.recall.ranking import Document
 from memfiles.store.files import read_memory
 
@@ -79,8 +81,9 @@ def encode_episode(episode: Episode) -> bytes:
     return zlib.compress(episode.model_dump_json().encode("utf-8"), 1)
 
 
-def decode_episode(blob: bytes) -> Episode:
-    """The Episode `encode_episode` stored."""
+def decode_episode(conn: sqlite3.Connection, blob: bytes, signature: str) -> Episode:
+    """The Episode `encode_episode` stored, if this machine stored it (else raises IndexTampered)."""
+    check_row(conn, signature, "episode", blob)
     return Episode.model_validate_json(zlib.decompress(blob))
 
 
@@ -113,13 +116,16 @@ def memory_facts(conn: sqlite3.Connection, paths: Paths, scope: Scope) -> list[F
         return []
     except OSError:
         return read_memory(paths, scope).facts  # it says what is wrong, as without the index
-    row = conn.execute("SELECT raw, facts FROM memory").fetchone()
+    row = conn.execute("SELECT raw, facts, sig FROM memory").fetchone()
     if row is not None and row[0] == data:  # the whole file compared: no stat or clock to trust
+        check_row(conn, row[2], "facts", row[0], row[1])  # anyone knows the file's bytes: not what it holds
         return [Fact.model_validate(fact) for fact in json.loads(row[1])]
     doc = memoryfile.parse(data, paths.relative(path), expected_scope=str(scope))  # raises as read_memory does
     try:
         saved = json.dumps([f.model_dump(mode="json") for f in doc.facts], ensure_ascii=False)
-        conn.execute("INSERT OR REPLACE INTO memory VALUES (1, ?, ?)", (data, saved))
+        conn.execute(
+            "INSERT OR REPLACE INTO memory VALUES (1, ?, ?, ?)", (data, saved, sign_row(conn, "facts", data, saved))
+        )
     except sqlite3.Error:
         pass  # a cache that cannot be written is only slower
     return doc.facts

@@ -30,6 +30,7 @@ from memfiles.format import episodes, layout
 from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
 from memfiles.recall import ranking
+from memfiles.recall.index_file import sign_row
 from memfiles.recall.index_records import decode_document, encode_document, encode_episode, postings_text
 from memfiles.recall.ranking import Document
 
@@ -290,9 +291,20 @@ def _insert_doc(conn: sqlite3.Connection, month: str, episode: Episode, doc: Doc
     doc_id = base if last is None else last + 1
     if doc_id >= base + _SAME_SECOND:
         raise sqlite3.IntegrityError(f"more than {_SAME_SECOND} episodes start at {lo}")
+    blob = encode_episode(episode)
     conn.execute(
-        "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (doc_id, month, lo, hi, episode.session or None, doc.length, encode_episode(episode), encode_document(doc)),
+        "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            doc_id,
+            month,
+            lo,
+            hi,
+            episode.session or None,
+            doc.length,
+            blob,
+            encode_document(doc),
+            sign_row(conn, "episode", blob),
+        ),
     )
     conn.execute("INSERT INTO postings(rowid, terms) VALUES (?, ?)", (doc_id, postings_text(doc)))
     return doc_id

@@ -125,32 +125,32 @@ class ScopeWindow:
     def session(self, session: str) -> list[tuple[Episode, Document]]:
         """Every in-window episode of one session, with its document."""
         rows = self.conn.execute(
-            f"SELECT d.id, d.episode, d.document FROM docs d WHERE d.session = ? AND {self.where}",
+            f"SELECT d.id, d.episode, d.sig, d.document FROM docs d WHERE d.session = ? AND {self.where}",
             [session, *self.values],
         )
-        return [(self._episode(doc, blob), decode_document(document)) for doc, blob, document in rows]
+        return [(self._episode(doc, blob, sig), decode_document(document)) for doc, blob, sig, document in rows]
 
-    def _episode(self, doc: int, blob: bytes) -> Episode:
+    def _episode(self, doc: int, blob: bytes, signature: str) -> Episode:
         if doc not in self._episodes:
-            self._episodes[doc] = decode_episode(blob)
+            self._episodes[doc] = decode_episode(self.conn, blob, signature)  # raises IndexTampered
         return self._episodes[doc]
 
     def newest_first(self, terms: frozenset[str] | None) -> Iterator[tuple[str, str, Episode, Document]]:
         if terms is None:
             rows = self.conn.execute(
-                f"SELECT d.lo, d.id, d.episode, d.document FROM docs d WHERE {self.where} ORDER BY d.id DESC",
+                f"SELECT d.lo, d.id, d.episode, d.sig, d.document FROM docs d WHERE {self.where} ORDER BY d.id DESC",
                 self.values,
             )
         elif not terms:
             return
         else:
             rows = self.conn.execute(
-                "SELECT d.lo, d.id, d.episode, d.document FROM postings p JOIN docs d ON d.id = p.rowid "
+                "SELECT d.lo, d.id, d.episode, d.sig, d.document FROM postings p JOIN docs d ON d.id = p.rowid "
                 f"WHERE postings MATCH ? AND {self.where} ORDER BY p.rowid DESC",
                 [_match(terms), *self.values],
             )
-        for lo, doc, blob, document in rows:
-            yield lo, self.scope, self._episode(doc, blob), decode_document(document)
+        for lo, doc, blob, sig, document in rows:
+            yield lo, self.scope, self._episode(doc, blob, sig), decode_document(document)
 
     def problems(self, window: Window) -> list[FileFormatError]:
         low, high = window.first_month or "0000-00", window.last_month
@@ -223,14 +223,17 @@ class IndexedEpisodes:
             part.conn.close()
 
 
-def open_episodes(paths: Paths, scopes: Sequence[Scope], window: Window) -> IndexedEpisodes:
-    """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable)."""
+def open_episodes(
+    paths: Paths, scopes: Sequence[Scope], window: Window, notes: list[str] | None = None
+) -> IndexedEpisodes:
+    """The scopes' indexes, brought up to date for the window's months (raises IndexUnavailable); an index
+    rebuilt because it was corrupt or foreign is said in `notes`."""
     conns: list[sqlite3.Connection] = []
     # A scope without episodes needs no index file (a home of 10,000 users with facts only stays lean).
     indexed = [s for s in scopes if paths.episodes_dir(s).is_dir() or path_of(paths, s).exists()]
     try:
         for scope in indexed:
-            conns.append(connect(paths, scope))
+            conns.append(connect(paths, scope, notes=notes))
             refresh(conns[-1], paths, scope, window.first_month, window.last_month)
         return IndexedEpisodes([ScopeWindow(str(s), c, window) for s, c in zip(indexed, conns, strict=True)], window)
     except BaseException as exc:

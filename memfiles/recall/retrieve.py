@@ -159,11 +159,41 @@ def recall(
 
     Episodes come from the recall index (memfiles.recall.index) when it can be used, else from reading the
     files; both give the same items. With `semantic` (the extra's model, memfiles.recall.hybrid) the
-    ranking is hybrid; its notes (vectors not built yet) are in `Recalled.notes`.
+    ranking is hybrid; its notes (vectors not built yet) are in `Recalled.notes`. What is shown always comes
+    from the files or from index entries this machine stored: an index holding anything else (a planted one)
+    is thrown away, this recall reads the files instead (the next one builds the index anew), and the notes
+    say so.
     """
+    from memfiles.recall.index_file import IndexTampered, remove
+
+    notes: list[str] = []
+    try:
+        return _recall(paths, scopes, query, options, budget, max_chars, use_index, semantic, notes)
+    except IndexTampered as exc:
+        remove(exc.path)
+        if semantic is not None:
+            semantic.notes.clear()  # said again by the second pass
+        notes.append(
+            f"recall: the recall index {paths.relative(exc.path)} holds content this machine did not store; "
+            "it was removed and this recall read the files (the next one rebuilds it)"
+        )
+        return _recall(paths, scopes, query, options, budget, max_chars, False, semantic, notes)
+
+
+def _recall(
+    paths: Paths,
+    scopes: list[Scope],
+    query: str,
+    options: Options,
+    budget: int | None,
+    max_chars: int | None,
+    use_index: bool,
+    semantic: Semantic | None,
+    notes: list[str],
+) -> Recalled:
     now = clock.now()
     reference = options.as_of or now
-    indexed = _indexed(paths, scopes, options, reference) if use_index and options.kind != "facts" else None
+    indexed = _indexed(paths, scopes, options, reference, notes) if use_index and options.kind != "facts" else None
     memories: list[ScopeMemory] = []
     problems: list[FileFormatError] = []
     try:
@@ -186,17 +216,19 @@ def recall(
         if indexed is not None:
             indexed.close()
     names = [str(s) for s in scopes]
-    notes = semantic.notes if semantic is not None else []
-    return Recalled(names, reference, block(names, reference, one_each(items), budget, max_chars), problems, notes)
+    told = notes + (semantic.notes if semantic is not None else [])
+    return Recalled(names, reference, block(names, reference, one_each(items), budget, max_chars), problems, told)
 
 
-def _indexed(paths: Paths, scopes: list[Scope], options: Options, reference: When) -> IndexedEpisodes | None:
+def _indexed(
+    paths: Paths, scopes: list[Scope], options: Options, reference: When, notes: list[str]
+) -> IndexedEpisodes | None:
     """The scopes' recall indexes, up to date; None when they cannot be used (then the files are read)."""
     from memfiles.recall import index, indexed
 
     try:
         window = indexed.Window.of(options.since, reference, options.until)
-        return indexed.open_episodes(paths, scopes, window)
+        return indexed.open_episodes(paths, scopes, window, notes)
     except index.IndexUnavailable:
         return None
 

@@ -95,8 +95,8 @@ def indexed_wanted(conn: sqlite3.Connection, rows: Sequence[tuple[int, str]]) ->
 
     keys = dict(rows)
     marks = ",".join("?" * len(keys))
-    blobs = conn.execute(f"SELECT id, episode FROM docs WHERE id IN ({marks})", list(keys)).fetchall()
-    episodes = [(doc, decode_episode(blob)) for doc, blob in blobs]
+    blobs = conn.execute(f"SELECT id, episode, sig FROM docs WHERE id IN ({marks})", list(keys)).fetchall()
+    episodes = [(doc, decode_episode(conn, blob, sig)) for doc, blob, sig in blobs]
     return {keys[doc]: (e.id, vectors.episode_passages(e)) for doc, e in episodes}
 
 

@@ -11,11 +11,18 @@ markdown or git. Vectors are keyed by content: an episode by its file's sha1 as 
 (`f:<sha1>`), anything else by the sha1 of the passages embedded (`t:<sha1>`). An edited file has a new
 key, so hand edits and pulls are caught up by embedding what has no vector yet; a vector nobody asks for
 any more is dropped by `mem doctor --reindex`, which rebuilds the file.
+
+Trust: vectors only rank, but a file this machine did not make is not used (docs/SECURITY.md). A new file is
+claimed when first opened (a random nonce and this machine's signature of it in `meta`); a file without a
+valid signature (planted, pushed, or written by another machine) or that is not a database (corrupt) is
+removed and made anew, which `notes` says, and the next reads and writes (or `mem doctor --fix`) embed again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import secrets
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -25,12 +32,14 @@ from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.model import Fact
 from memfiles.recall.words import STOPWORDS
+from memfiles.store import machine
+from memfiles.store.files import locked
 
 if TYPE_CHECKING:
     from memfiles.recall.embedder import Matrix
 
 # Bump when what is embedded changes (the passages below) or how vectors are stored.
-VECTORS_VERSION = 2
+VECTORS_VERSION = 3  # 3: files signed by this machine (see the module)
 PASSAGE_WORDS = 60  # MiniLM reads 128 tokens: about 60-90 English words
 MAX_PASSAGES = 48  # an episode's passages beyond this are not embedded (20,000 characters is about 50)
 _DROPPED = STOPWORDS - {"no", "nor", "not"}  # a long episode's words not embedded (negations carry meaning)
@@ -82,6 +91,11 @@ def path_of(paths: Paths, scope: Scope, model_id: str) -> Path:
     return paths.cache / "index" / f"{scope.kind}-{scope.id}.vectors{VECTORS_VERSION}-{model_id}.sqlite3"
 
 
+def is_current(path: Path) -> bool:
+    """Whether a vector file is of this version (another version's is never opened)."""
+    return f".vectors{VECTORS_VERSION}-" in path.name
+
+
 def files_of(paths: Paths, scope: Scope) -> list[Path]:
     """Every vector file of the scope, of any version or model."""
     folder = paths.cache / "index"
@@ -90,20 +104,98 @@ def files_of(paths: Paths, scope: Scope) -> list[Path]:
     return sorted(folder.glob(f"{scope.kind}-{scope.id}.vectors*.sqlite3"))
 
 
-class VectorStore:
-    """One scope's vectors for one model."""
+def _signed(path: Path, nonce: str) -> tuple[str, str, str]:
+    return ("memfiles vectors", path.name, nonce)
 
-    def __init__(self, paths: Paths, scope: Scope, model_id: str) -> None:
+
+def _open(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA page_size=65536")  # a new file only: every vector is read at once, in big pages
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(SCHEMA)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _claim(conn: sqlite3.Connection, path: Path) -> str | None:
+    """None when the file is this machine's (a new, empty one is claimed now); else why it is not."""
+    found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('nonce', 'signature')"))
+    if machine.verify(found.get("signature", ""), *_signed(path, found.get("nonce", ""))):
+        return None
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if (
+            conn.execute("SELECT count(*) FROM meta").fetchone()[0]
+            or conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        ):
+            conn.execute("ROLLBACK")
+            found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('nonce', 'signature')"))
+            if machine.verify(found.get("signature", ""), *_signed(path, found.get("nonce", ""))):
+                return None  # claimed by another process meanwhile
+            return "was not made on this machine"
+        nonce = secrets.token_hex(16)
+        conn.execute("INSERT INTO meta VALUES ('nonce', ?)", (nonce,))
+        conn.execute("INSERT INTO meta VALUES ('signature', ?)", (machine.sign(*_signed(path, nonce)),))
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise
+    return None
+
+
+def trouble(path: Path) -> str | None:
+    """What is wrong with the vector file at `path` (corrupt, or not made on this machine), without changing it."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()
+            if verdict is None or verdict[0] != "ok":
+                return f"is corrupt ({verdict[0] if verdict else 'no answer'})"
+            found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('nonce', 'signature')"))
+            conn.execute("SELECT count(*) FROM vectors").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"is corrupt ({exc})"
+    if not machine.verify(found.get("signature", ""), *_signed(path, found.get("nonce", ""))):
+        return "was not made on this machine"
+    return None
+
+
+class VectorStore:
+    """One scope's vectors for one model, in a file this machine made (see the module)."""
+
+    def __init__(self, paths: Paths, scope: Scope, model_id: str, notes: list[str] | None = None) -> None:
         import numpy
 
         self._np = numpy
         self.path = path_of(paths, scope, model_id)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
-        self.conn.execute("PRAGMA page_size=65536")  # a new file only: every vector is read at once, in big pages
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(SCHEMA)
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = _open(self.path)
+            why = _claim(conn, self.path)
+        except sqlite3.DatabaseError as exc:
+            why = f"is corrupt ({exc})"
+        if why is not None:
+            if conn is not None:
+                conn.close()
+            with locked(paths.lock_file(f"vectors-{scope.kind}-{scope.id}")):  # one process replaces it
+                remove(self.path)
+                conn = _open(self.path)
+                _claim(conn, self.path)
+            if notes is not None:
+                notes.append(
+                    f"recall: the vector cache {paths.relative(self.path)} {why}; it was removed and is being "
+                    "rebuilt (`mem doctor --fix` rebuilds it now)"
+                )
+        assert conn is not None
+        self.conn = conn
 
     def get(self, keys: Iterable[str] | None = None) -> dict[str, Matrix]:
         """Stored vectors by key (all of them when `keys` is None), each a (passages × dimensions) matrix."""

@@ -489,3 +489,11 @@ def removed_file(root: Path, relpath: str) -> tuple[str, bytes] | None:
     if not found:
         return None
     return found, _run(root, "cat-file", "blob", f"{found}^:{relpath}", binary=True).raw
+
+
+def commit_removal(root: Path, relpaths: list[str], message: str) -> None:
+    """Commit the removal of tracked files already deleted from disk, even under an ignored folder (`git add`
+    refuses those: `git commit --only` records their deletion alone). GitError if git fails."""
+    repo = _repo(root)
+    env = {**identity_env(root), **_LITERAL}
+    _call(repo.git, root, "commit", *_COMMIT_ONLY, "-m", message, "--", *relpaths, env=env)

@@ -1,7 +1,9 @@
 """`mem ui`: a local viewer of a memory home in the browser (the optional extra `memfiles[ui]`).
 
-It binds 127.0.0.1 only and prints an address with a random token, which the first page exchanges for
-an HttpOnly, SameSite=Strict cookie; every request needs one or the other. Pages read through
+It binds 127.0.0.1 only and prints an address with a random single-use token, which the first page
+exchanges for an HttpOnly, SameSite=Strict cookie; every request needs one or the other. The browser is
+opened on a private launcher file that holds the address, never on the address itself, so the token is
+not on any command line (`ps` shows every process's arguments to every user). Pages read through
 memfiles.api; every action is a POST with a CSRF value and is one API call, so one guarded write and one
 commit, as the CLI makes it. The templates, CSS and JS ship in this package: no CDN, no network.
 """
@@ -9,11 +11,16 @@ commit, as the CLI makes it. The templates, CSS and JS ship in this package: no 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from memfiles.errors import UsageError
+
+if TYPE_CHECKING:
+    from memfiles.ui.security import Secrets
 
 INSTALL = "pip install 'memfiles[ui]'"
 NEEDED = ("starlette", "uvicorn", "jinja2", "multipart")
@@ -73,9 +80,33 @@ def serve(
     app: Any = create_app(opened, keys, [f"127.0.0.1:{actual}", f"localhost:{actual}"])
     url = f"http://127.0.0.1:{actual}/?token={keys.token}"
     announce(url)
-    if open_browser:
-        import webbrowser
-
-        webbrowser.open(url)
+    launcher = open_in_browser(url, keys) if open_browser else None
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        if launcher is not None:
+            shutil.rmtree(launcher.parent, ignore_errors=True)
+
+
+def open_in_browser(url: str, keys: Secrets) -> Path:
+    """Open `url` in the browser without putting it on a command line: the browser is given a launcher file
+    (`file://…/open.html`, in a folder only this user can read, the file 0600) whose page sends it on to `url`;
+    the file is removed when the token is used (`Secrets.after_use`). Returns the file."""
+    import tempfile
+    import webbrowser
+    from html import escape
+
+    folder = Path(tempfile.mkdtemp(prefix="mem-ui-"))  # 0700
+    launcher = folder / "open.html"
+    fd = os.open(launcher, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        target = escape(url, quote=True)
+        handle.write(
+            '<!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+            f'<meta http-equiv="refresh" content="0;url={target}"><title>mem ui</title></head>'
+            f'<body><a href="{target}">Open the memory viewer</a></body></html>\n'
+        )
+    keys.after_use(lambda: shutil.rmtree(folder, ignore_errors=True))
+    webbrowser.open(launcher.as_uri())
+    return launcher

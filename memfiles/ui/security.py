@@ -7,7 +7,10 @@ A pure ASGI middleware (`Guard`) in front of the whole app, static files include
   another site that rebinds its name to 127.0.0.1 is refused;
 - a request carries the token (`?token=…`, from the URL `mem ui` printed) or the session cookie; a GET
   with the right token gets the cookie (HttpOnly, SameSite=Strict) and is sent on to the same address
-  without the token, so the token stays out of the history and of every Referer; anything else is 403;
+  without the token, so the token stays out of the history and of every Referer; anything else is 403.
+  The token is single-use: its first use spends it (and removes the browser's launcher file, see
+  memfiles.ui.open_in_browser), so an address seen later (a history, a `ps` listing, a shoulder) lets
+  nobody in;
 - a POST whose Origin is another site is 403 here; its CSRF value is checked by `check_csrf` when the
   form is read (the value is in each page's forms, never in a cookie);
 - every answer carries a Content-Security-Policy allowing scripts, styles and images from this server
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from urllib.parse import urlencode
 
 from starlette.datastructures import URL, FormData
@@ -44,7 +47,8 @@ HEADERS = [
 ]
 REFUSED = (
     "403 Forbidden: this is the local memory viewer of `mem ui`. Open the address it printed when it started "
-    "(with ?token=…) in this browser; the token is exchanged for a cookie on first use.\n"
+    "(with ?token=…) in this browser; the token is exchanged for a cookie on first use, and works only once: "
+    "for another browser, restart `mem ui`.\n"
 )
 
 
@@ -54,12 +58,29 @@ def same(given: str | None, expected: str) -> bool:
 
 
 class Secrets:
-    """The server's secrets, new at every start: the URL token, the cookie's session value, the CSRF value."""
+    """The server's secrets, new at every start: the URL token (single-use), the cookie's session value, the CSRF
+    value."""
 
     def __init__(self, token: str | None = None) -> None:
         self.token = token or secrets.token_urlsafe(32)
         self.session = secrets.token_urlsafe(32)
         self.csrf = secrets.token_urlsafe(32)
+        self.spent = False
+        self._after_use: list[Callable[[], None]] = []
+
+    def redeem(self, given: str) -> bool:
+        """Whether `given` is the token, not used before; spends it (and runs what waits for its use) if so."""
+        if self.spent or not same(given, self.token):
+            return False
+        self.spent = True
+        waiting, self._after_use = self._after_use, []
+        for action in waiting:
+            action()
+        return True
+
+    def after_use(self, action: Callable[[], None]) -> None:
+        """Run `action` when the token is first used (to remove the file that handed it to the browser)."""
+        self._after_use.append(action)
 
 
 class Forbidden(Exception):
@@ -112,7 +133,7 @@ class Guard:
         if request.method == "POST" and foreign:
             return PlainTextResponse("403 Forbidden: a form from another site\n", 403)
         token = request.query_params.get("token")
-        if token is not None and same(token, self.keys.token):
+        if token is not None and self.keys.redeem(token):
             if request.method != "GET":
                 return None
             rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
