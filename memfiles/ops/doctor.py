@@ -62,10 +62,10 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
             except MemError as exc:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
     problems.extend(_indexes(paths))
-    problems.extend(_vectors(paths))
     problems.extend(doctor_caches.vector_caches(paths))
     problems.extend(doctor_caches.model_copies(paths))
     problems.extend(doctor_caches.tracked_caches(paths))
+    problems.extend(_vectors(paths))
     problems.extend(_flagged(paths, use_index))
     problems.extend(_capture_log(paths))
     problems.extend(_health(paths))

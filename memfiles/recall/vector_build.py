@@ -126,7 +126,7 @@ def missing(paths: Paths, scope: Scope, model_id: str) -> tuple[int, int]:
 
     path = vectors.path_of(paths, scope, model_id)
     have: set[str] = set()
-    if path.exists():
+    if path.exists() and vectors.trouble(path) is None:  # a bad file is doctor's other check: left as it is
         store = vectors.VectorStore(paths, scope, model_id)
         try:
             have = {key for (key,) in store.conn.execute("SELECT key FROM vectors")}
