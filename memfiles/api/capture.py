@@ -45,6 +45,9 @@ class Captured(BaseModel):
     problems: list[str] = Field(default_factory=list, description="transcript lines that could not be read")
     extract: str | None = Field(default=None, description="what --extract did, or why it was skipped")
     proposed: list[Outcome] = Field(default_factory=list, description="facts the extractor proposed")
+    project_home: str | None = Field(
+        default=None, description="the hook wrote into this project's .mem/ home (found above its cwd), not your own"
+    )
 
     def lines(self) -> list[str]:
         """What `mem capture` prints: the outcome, then what it replaced, masked and could not read."""
@@ -175,12 +178,13 @@ def capture_hook(
     raised; once the home is known it is also logged to `.cache/capture.log` (`mem doctor` shows it), as
     is a refused or quarantined capture and a skipped extractor.
     """
-    from memfiles.api.home import open_home
+    from memfiles.api.home import open_home, project_home
     from memfiles.ops import capture as saving
 
     event = hook_event(payload)
     cwd = event.get("cwd") if isinstance(event.get("cwd"), str) and event.get("cwd") else None
     opened = open_home(home, cwd=cwd)
+    project = project_home(home, Path(cwd) if cwd else None)
     name = str(event.get("hook_event_name") or "hook")
     session = str(event.get("session_id") or "")
     try:
@@ -196,4 +200,15 @@ def capture_hook(
         saving.log(opened.paths, name, session, done.outcome.line())
     if done.extract and not done.extract.endswith("proposed"):
         saving.log(opened.paths, name, session, f"extract {done.extract}")
+    if project is not None:  # a project's .mem/: its content came with the project, not from this person
+        saving.log(opened.paths, name, session, project_home_line(str(project)))
+        done = done.model_copy(update={"project_home": str(project)})
     return done
+
+
+def project_home_line(root: str) -> str:
+    """What a hook says when it wrote into a project's `.mem/` home rather than one --home or $MEM_HOME names."""
+    return (
+        f"captured into the project's memory home {root} (the nearest .mem/ above the session's folder; no --home "
+        "or $MEM_HOME named one): what it holds came with the project; give the hook --home to use your own"
+    )

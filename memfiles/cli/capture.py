@@ -81,3 +81,7 @@ def _hook(home: Path | None, user: str | None, scope: str | None, extract: bool)
         return
     if done.outcome is not None and done.outcome.kind in ("refused", "quarantined"):
         output.error(f"capture hook: {done.outcome.line()}")
+    if done.project_home is not None:
+        from memfiles.api.capture import project_home_line
+
+        output.error(f"capture hook: {project_home_line(done.project_home)}")

@@ -111,7 +111,7 @@ def _check_driver(root: Path, say: Callable[[str], None]) -> None:
     """Make sure git will merge MEMORY.md with `mem merge-driver`, and warn when it cannot."""
     from memfiles.ops.home import register_merge_driver
 
-    if gitrepo.get_config(root, "merge.mem.driver") is None:
+    if gitrepo.get_config(root, "merge.mem.driver", local=True) is None:
         register_merge_driver(root)  # git config is per clone: a plain `git clone` does not carry it
         say(f"registered the MEMORY.md merge driver in {root}/.git/config (it was missing)")
     if gitrepo.attribute(root, f"users/example/{layout.MEMORY_NAME}", "merge") != "mem":

@@ -1,0 +1,235 @@
+"""Issue 39, what arrives through git: a project's `.mem/`, a clone, a remote (items 1, 2, 7, 8, 16, 17).
+
+Every test plants what an attacker can push or publish, runs what a person runs, and checks the harm
+itself: no marker file a command would have made, the target of a link byte for byte, the local settings
+file's bytes, what HEAD and the remote hold.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memfiles.api.capture import capture_hook
+from memfiles.cli import app
+from memfiles.errors import GitError, HomeError
+from memfiles.ops.home import init_home
+from memfiles.store import gitrepo
+
+runner = CliRunner()
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout
+
+
+def transcript(path: Path) -> Path:
+    line = {
+        "type": "user",
+        "sessionId": "s-1",
+        "cwd": "/x",
+        "timestamp": "2026-09-02T14:02:11.120Z",
+        "uuid": "u-1",
+        "message": {"role": "user", "content": "Fix the rounding bug in invoice totals, one cent off in the PDF."},
+    }
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    return path
+
+
+def executable(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o755)
+
+
+def hostile_project(isolated: Path) -> tuple[Path, Path]:
+    """A published project whose committed `.mem/` is shaped like a git directory that runs commands, cloned.
+
+    Returns (the clone, the folder where the attacker's commands would leave marker files).
+    """
+    markers = isolated / "markers"
+    markers.mkdir()
+    source = isolated / "published"
+    dot = source / ".mem"
+    for folder in ("objects/info", "objects/pack", "refs/heads", "refs/tags", "hooks"):
+        (dot / folder).mkdir(parents=True)
+    (dot / "HEAD").write_text("ref: refs/heads/main\n")
+    executable(dot / "fsmonitor", f"#!/bin/sh\ntouch {markers}/fsmonitor\necho 0\n")
+    (dot / "config").write_text(
+        f'[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .mem\n\tfsmonitor = "{dot}/fsmonitor"\n'
+    )
+    for hook in ("post-commit", "pre-commit", "post-merge", "reference-transaction", "post-checkout"):
+        executable(dot / "hooks" / hook, f"#!/bin/sh\ntouch {markers}/{hook}\n")
+    (dot / "mem.toml").write_text('[memory]\ndefault_scope = "user:alice"\n')
+    (dot / ".mem").symlink_to(".")
+    git(isolated, "init", "--quiet", str(source))
+    git(source, "add", "--all")
+    git(source, "commit", "--quiet", "--no-verify", "-m", "project")
+    clone = isolated / "clone"
+    git(isolated, "clone", "--quiet", str(source), str(clone))
+    # the clone carries the folder's files as the attacker committed them (its own paths: the clone's)
+    (clone / ".mem" / "config").write_text(
+        (clone / ".mem" / "config").read_text().replace(str(dot), str(clone / ".mem"))
+    )
+    assert (clone / ".mem" / "hooks" / "post-commit").stat().st_mode & 0o100
+    return clone, markers
+
+
+def test_a_projects_mem_folder_shaped_like_a_git_directory_runs_nothing(
+    isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clone, markers = hostile_project(isolated)
+    monkeypatch.delenv("MEM_HOME")
+    monkeypatch.chdir(clone)
+    before = {p.relative_to(clone).as_posix(): p.read_bytes() for p in clone.rglob("*") if p.is_file()}
+
+    added = runner.invoke(app, ["add", "-u", "alice", "plan_tier", "Pro"])
+    assert added.exit_code != 0
+    assert "is not a memory home" in added.output and "the project's content" in added.output
+    assert "Traceback" not in added.output
+
+    hooked = runner.invoke(
+        app,
+        ["capture", "--hook"],
+        input=json.dumps(
+            {
+                "session_id": "s-1",
+                "transcript_path": str(transcript(isolated / "s.jsonl")),
+                "cwd": str(clone),
+                "hook_event_name": "SessionEnd",
+            }
+        ),
+    )
+    assert hooked.exit_code == 0  # a hook never breaks the session, and says why it wrote nothing
+    assert "is not a memory home" in hooked.stderr
+    with pytest.raises(HomeError, match="not a memory home"):
+        capture_hook(json.dumps({"transcript_path": str(isolated / "s.jsonl"), "cwd": str(clone / "src")}))
+
+    assert sorted(os.listdir(markers)) == []  # no hook, no fsmonitor ran
+    after = {p.relative_to(clone).as_posix(): p.read_bytes() for p in clone.rglob("*") if p.is_file()}
+    assert after == before  # and nothing was written into the project
+
+
+def test_git_runs_no_hook_of_a_real_home_nor_one_a_calling_hook_names(
+    home: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--no-verify` skips pre-commit and commit-msg only: post-commit, reference-transaction… would still run.
+    markers = isolated / "markers"
+    markers.mkdir()
+    for hook in ("post-commit", "pre-commit", "reference-transaction", "post-index-change"):
+        executable(home / ".git" / "hooks" / hook, f"#!/bin/sh\ntouch {markers}/{hook}\n")
+    executable(isolated / "fsmonitor", f"#!/bin/sh\ntouch {markers}/fsmonitor\necho 0\n")
+    git(home, "config", "core.fsmonitor", str(isolated / "fsmonitor"))
+    # as if mem ran from another repository's git hook: git exports that repository to its children
+    other = isolated / "other"
+    git(isolated, "init", "--quiet", str(other))
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'core.hookspath'='/nowhere'")
+    result = runner.invoke(app, ["add", "-u", "alice", "plan_tier", "Pro"])
+    assert result.exit_code == 0, result.output
+    monkeypatch.delenv("GIT_DIR")
+    monkeypatch.delenv("GIT_WORK_TREE")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    monkeypatch.delenv("GIT_CONFIG_PARAMETERS")
+    assert sorted(os.listdir(markers)) == []
+    git(home, "config", "--unset", "core.fsmonitor")
+    assert git(home, "log", "-1", "--format=%s").startswith("mem: add")
+    assert "users/alice/MEMORY.md" in git(home, "ls-files")
+    assert subprocess.run(["git", "-C", str(other), "rev-parse", "HEAD"], capture_output=True).returncode != 0
+    assert sorted(os.listdir(markers)) == []
+
+
+@pytest.mark.parametrize("shape", ["link", "gitfile"])
+def test_a_git_folder_that_is_a_link_or_a_file_is_not_a_home(isolated: Path, shape: str) -> None:
+    real = isolated / "real"
+    init_home(real)
+    fake = isolated / "fake"
+    fake.mkdir()
+    (fake / "mem.toml").write_bytes((real / "mem.toml").read_bytes())
+    if shape == "link":
+        (fake / ".git").symlink_to(real / ".git")
+    else:
+        (fake / ".git").write_text(f"gitdir: {real / '.git'}\n")
+    head = git(real, "rev-parse", "HEAD")
+    result = runner.invoke(app, ["--home", str(fake), "add", "-u", "alice", "plan_tier", "Pro"])
+    assert result.exit_code != 0 and "no git folder of its own" in result.output
+    with pytest.raises(GitError, match=r"is not a folder|is a link"):
+        gitrepo.commit(fake, ["mem.toml"], "x\n")
+    assert git(real, "rev-parse", "HEAD") == head
+    assert not (fake / "users").exists()
+
+
+def test_the_hook_says_when_it_wrote_into_a_projects_home(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = isolated / "project"
+    init_home(project / ".mem")
+    monkeypatch.delenv("MEM_HOME")
+    monkeypatch.setenv("MEM_USER", "bob")
+    payload = json.dumps(
+        {"session_id": "s-1", "transcript_path": str(transcript(isolated / "s.jsonl")), "cwd": str(project)}
+    )
+    result = runner.invoke(app, ["capture", "--hook"], input=payload)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert f"captured into the project's memory home {project / '.mem'}" in result.stderr
+    assert "came with the project" in (project / ".mem" / ".cache" / "capture.log").read_text()
+
+
+def test_the_cli_entry_point_runs_no_hook(isolated: Path) -> None:
+    # the same through a real process: nothing of GitPython's or ours lets git pick the repository
+    clone, markers = hostile_project(isolated)
+    env = {k: v for k, v in os.environ.items() if k != "MEM_HOME"}
+    done = subprocess.run(
+        [sys.executable, "-m", "memfiles", "add", "-u", "alice", "plan_tier", "Pro"],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0 and "is not a memory home" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert sorted(os.listdir(markers)) == []
+
+
+def test_init_never_commits_into_another_repository_nor_edits_its_gitignore(isolated: Path) -> None:
+    project = isolated / "project"
+    git(isolated, "init", "--quiet", str(project))
+    (project / ".gitignore").write_text("build/\n")
+    (project / "app.py").write_text("print('hi')\n")
+    git(project, "add", "--all")
+    git(project, "commit", "--quiet", "-m", "project")
+    head, ignore = git(project, "rev-parse", "HEAD"), (project / ".gitignore").read_bytes()
+
+    refused = runner.invoke(app, ["init", str(project)])
+    assert refused.exit_code != 0
+    assert "is already a git repository, and not a memory home" in refused.output
+    assert f"mem init {project / '.mem'}" in refused.output
+    assert not (project / "mem.toml").exists() and not (project / ".gitattributes").exists()
+
+    made = runner.invoke(app, ["init", str(project / ".mem")])
+    assert made.exit_code == 0, made.output
+    assert made.output.startswith(f"created memory home at {project / '.mem'} (a git repository of its own)\n")
+    assert f"inside the git repository at {project}, which mem never commits to nor edits" in made.output
+    assert (project / ".mem" / ".git").is_dir()
+    assert git(project, "rev-parse", "HEAD") == head and git(project, "log", "--format=%s") == "project\n"
+    assert (project / ".gitignore").read_bytes() == ignore
+    assert git(project / ".mem", "log", "--format=%s") == "mem: init memory home\n"
+
+
+def test_init_makes_an_empty_repository_a_home_and_refuses_a_git_link(isolated: Path) -> None:
+    empty = isolated / "empty"
+    git(isolated, "init", "--quiet", str(empty))
+    assert runner.invoke(app, ["init", str(empty)]).exit_code == 0
+    assert (empty / "mem.toml").is_file() and git(empty, "log", "--format=%s") == "mem: init memory home\n"
+    linked = isolated / "linked"
+    linked.mkdir()
+    (linked / ".git").symlink_to(empty / ".git")
+    result = runner.invoke(app, ["init", str(linked)])
+    assert result.exit_code != 0 and "is a link" in result.output
+    assert git(empty, "log", "--format=%s") == "mem: init memory home\n"
+    assert sorted(os.listdir(linked)) == [".git"]
