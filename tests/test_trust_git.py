@@ -233,3 +233,73 @@ def test_init_makes_an_empty_repository_a_home_and_refuses_a_git_link(isolated: 
     assert result.exit_code != 0 and "is a link" in result.output
     assert git(empty, "log", "--format=%s") == "mem: init memory home\n"
     assert sorted(os.listdir(linked)) == [".git"]
+
+
+# --- item 2: lock files are never opened, truncated nor written through a link ---------------------------
+
+
+@pytest.mark.parametrize("planted", ["git.lock", "user-alice.lock", "both", "folder"])
+def test_a_planted_lock_link_leaves_its_target_unchanged(home: Path, isolated: Path, planted: str) -> None:
+    outside = isolated / "bashrc"
+    outside.write_bytes(b"export PATH=$HOME/bin:$PATH\n")
+    elsewhere = isolated / "elsewhere"
+    elsewhere.mkdir()
+    locks = home / ".cache" / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    if planted == "folder":
+        locks.rmdir()
+        locks.symlink_to(elsewhere)
+    for name in {"both": ["git.lock", "user-alice.lock"], "folder": []}.get(planted, [planted]):
+        (locks / name).symlink_to(outside)
+    head = git(home, "rev-parse", "HEAD")
+    result = runner.invoke(app, ["add", "-u", "alice", "plan_tier", "Pro"])
+    assert result.exit_code != 0
+    assert "is a link or not a plain" in result.output and "memfiles never opens a lock through a link" in result.output
+    assert outside.read_bytes() == b"export PATH=$HOME/bin:$PATH\n"
+    assert os.listdir(elsewhere) == []
+    assert git(home, "rev-parse", "HEAD") == head and not (home / "users" / "alice" / "MEMORY.md").exists()
+
+
+# --- item 18: a write that waits its turn does not give up while the lock changes hands --------------------
+
+
+def test_a_waiter_waits_while_the_lock_changes_hands_and_names_a_stuck_holder(home: Path) -> None:
+    import fcntl
+    import threading
+
+    from memfiles.errors import MemError
+    from memfiles.format.layout import Paths
+    from memfiles.store.files import locked
+
+    path = Paths(home).lock_file("queue")
+    with locked(path):  # made as mem makes it
+        pass
+    ready = threading.Barrier(13)
+
+    def holder(number: int) -> None:  # a queue of writers, each holding the lock a moment in turn
+        fd = os.open(path, os.O_RDWR)
+        ready.wait()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.pwrite(fd, f"{90000 + number} holder\n".encode(), 0)
+        threading.Event().wait(0.1)
+        os.close(fd)
+
+    threads = [threading.Thread(target=holder, args=(n,)) for n in range(12)]
+    for thread in threads:
+        thread.start()
+    ready.wait()
+    threading.Event().wait(0.05)
+    with locked(path, timeout=0.8):  # the queue holds it about 1.2 s in all: more than the timeout, and it moves
+        got = True
+    for thread in threads:
+        thread.join()
+    assert got
+
+    fd = os.open(path, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.pwrite(fd, b"4242 stuck\n", 0)
+    try:
+        with pytest.raises(MemError, match=r"process 4242 has held it all that time"), locked(path, timeout=0.2):
+            pass
+    finally:
+        os.close(fd)
