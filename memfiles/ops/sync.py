@@ -10,6 +10,7 @@ through `memfiles.store.gitrepo`; when another machine pushed in between, the th
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import random
 import re
 import shutil
@@ -115,7 +116,12 @@ def _check_driver(root: Path, say: Callable[[str], None]) -> None:
         register_merge_driver(root)  # git config is per clone: a plain `git clone` does not carry it
         say(f"registered the MEMORY.md merge driver in {root}/.git/config (it was missing)")
     if gitrepo.attribute(root, f"users/example/{layout.MEMORY_NAME}", "merge") != "mem":
-        say(f"{root}/.gitattributes lacks `MEMORY.md merge=mem`: MEMORY.md files will merge as plain text")
+        raise MemError(
+            f"{root}/.gitattributes does not route MEMORY.md to the `mem` merge driver, so git would merge facts "
+            f"as plain text (or by union) and could commit a broken MEMORY.md; nothing was synced. Put the line "
+            f"`MEMORY.md merge=mem` back in {root}/.gitattributes (and no later line overriding it), commit it "
+            f"(git -C {root} commit -m 'mem: route MEMORY.md to mem' .gitattributes), then sync again"
+        )
     if shutil.which("mem") is None:
         say(_NOT_ON_PATH)
 
@@ -206,9 +212,14 @@ def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
             f"combine them once by hand: git -C {root} merge --allow-unrelated-histories {remote}/{branch}, "
             f"or start this machine from the remote: mem init --clone URL NEW_PATH"
         )
-    with _locked(paths, gitrepo.changed_since_base(root, "HEAD", theirs)):
+    _check_incoming(paths, f"{remote}/{branch}", theirs)
+    touched = gitrepo.changed_since_base(root, "HEAD", theirs)
+    with _locked(paths, touched):
         clean, said = gitrepo.merge(root, f"refs/remotes/{remote}/{branch}", f"mem: sync with {remote}/{branch}")
         if clean:
+            if gitrepo.merge_in_progress(root):  # not a fast-forward: what the merge made is checked, then committed
+                _check_merged(paths, f"{remote}/{branch}", touched)
+                gitrepo.conclude_merge(root)
             return incoming
         left = gitrepo.unmerged(root)
         if not left:  # git refused to start (e.g. an untracked file in the way): nothing to undo
@@ -223,6 +234,97 @@ def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
                 f"{'; '.join(failed) or '`mem` is not on PATH'}; the merge was undone, nothing changed"
             )
     raise MemError(f"merging {remote}/{branch} left conflicts in {root}: {_finish_hint(root, left)}")
+
+
+_DRIVER_ATTRIBUTES = ("filter", "diff", "merge")  # each names a program from git's config when given a value
+
+
+def _check_incoming(paths: Paths, where: str, theirs: str) -> None:
+    """Refuse, before merging, what a remote must never change in a home: anything under `.cache/` (this
+    machine's locks and caches), `mem.local.toml` (its own settings), a link or submodule anywhere, a
+    `.gitattributes` that names a filter, diff or merge program or stops routing MEMORY.md to `mem`, and a
+    MEMORY.md that does not parse (a fast-forward would take it as it is)."""
+    from memfiles.format.memoryfile import parse
+
+    root = paths.root
+    refused: list[str] = []
+    for mode, relpath in gitrepo.incoming(root, "HEAD", theirs):
+        name = relpath.rsplit("/", 1)[-1]
+        if relpath.split("/", 1)[0] == layout.CACHE_DIR:
+            refused.append(f"{relpath} (under {layout.CACHE_DIR}/, this machine's locks and caches)")
+        elif name == layout.LOCAL_CONFIG_NAME:
+            refused.append(f"{relpath} (this machine's own settings)")
+        elif mode in ("120000", "160000"):
+            refused.append(f"{relpath} (a {'symbolic link' if mode == '120000' else 'submodule'})")
+        elif name == ".gitattributes":
+            problem = _attributes_problem(relpath, gitrepo.blob(root, theirs, relpath))
+            if problem:
+                refused.append(f"{relpath} ({problem})")
+        elif name == layout.MEMORY_NAME and mode != "000000":
+            data = gitrepo.blob(root, theirs, relpath) or b""
+            try:
+                parse(data, relpath, _expected_scope(relpath))
+            except MemError as exc:
+                refused.append(f"{relpath} (does not parse: {exc})")
+    if refused:
+        raise MemError(
+            f"refusing to merge {where}: it changes what a remote never may in a memory home: {'; '.join(refused)}. "
+            f"Nothing was merged and {root} is as it was; whoever pushed this should undo it on the remote "
+            f"(remove the path, e.g. git rm --cached PATH, or fix the file, then push)"
+        )
+
+
+def _attributes_problem(relpath: str, data: bytes | None) -> str | None:
+    """Why an incoming `.gitattributes` is refused, or None: one below the top, one naming a filter, diff or
+    merge program (or defining a macro), one after which MEMORY.md no longer merges with `mem`."""
+    if relpath != ".gitattributes":
+        return "a .gitattributes below the top of the home"
+    routed = None
+    for raw in (data or b"").decode("utf-8", "replace").splitlines():
+        fields = raw.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if fields[0].startswith("[attr]"):
+            return f"defines an attribute macro: {raw.strip()}"
+        pattern, attributes = fields[0], fields[1:]
+        for attribute in attributes:
+            name, _, value = attribute.lstrip("-!").partition("=")
+            if name in _DRIVER_ATTRIBUTES and value and attribute != "merge=mem":
+                return f"names a {name} program: {raw.strip()}"
+        if _matches_memory(pattern):
+            for attribute in attributes:
+                if attribute == "merge=mem":
+                    routed = True
+                elif attribute in ("binary", "-merge", "!merge", "merge") or attribute.startswith("merge="):
+                    routed = False
+    return None if routed else f"MEMORY.md would no longer merge with `mem` (the line `{layout.MEMORY_NAME} merge=mem`)"
+
+
+def _matches_memory(pattern: str) -> bool:
+    """Whether a .gitattributes pattern matches a MEMORY.md file (the one a scope holds, or any)."""
+    sample = f"users/example/{layout.MEMORY_NAME}"
+    pattern = pattern.removeprefix("/")
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(layout.MEMORY_NAME, pattern)
+    return fnmatch.fnmatchcase(sample, pattern.replace("**/", "*/").replace("/**", "/*")) or pattern == "**"
+
+
+def _check_merged(paths: Paths, where: str, touched: list[str]) -> None:
+    """Parse every MEMORY.md the merge changed before it is committed (and pushed); undo the merge if one fails."""
+    from memfiles.format.memoryfile import parse
+
+    for relpath in touched:
+        path = paths.root / relpath
+        if path.name != layout.MEMORY_NAME or not path.is_file() or path.is_symlink():
+            continue
+        try:
+            parse(path.read_bytes(), relpath, _expected_scope(relpath))
+        except MemError as exc:
+            gitrepo.merge_abort(paths.root)
+            raise MemError(
+                f"merging {where} made a MEMORY.md that does not parse ({exc}); the merge was undone, nothing "
+                "was committed or pushed"
+            ) from None
 
 
 def _finish_hint(root: Path, files: list[str]) -> str:

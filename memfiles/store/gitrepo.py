@@ -437,12 +437,38 @@ def fetch(root: Path, remote: str) -> None:
     _run(root, "fetch", "--quiet", "--prune", remote)
 
 
+def incoming(root: Path, ours: str, theirs: str) -> list[tuple[str, str]]:
+    """What `theirs` changed since its common ancestor with `ours`, as (new mode, path): `000000` for a removal,
+    `120000` a symbolic link, `160000` a submodule, `100644`/`100755` a file."""
+    out = _run(root, "diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", f"{ours}...{theirs}").out
+    fields = out.split("\0")
+    found = []
+    for header, path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = header.lstrip(":").split()
+        if len(parts) >= 2 and path:
+            found.append((parts[1], path))
+    return found
+
+
+def blob(root: Path, commit: str, relpath: str) -> bytes | None:
+    """A file's bytes as `commit` has it, or None when it has no such file."""
+    done = _run(root, "cat-file", "blob", f"{commit}:{relpath}", check=False, binary=True)
+    return done.raw if done.status == 0 else None
+
+
 def merge(root: Path, ref: str, message: str) -> tuple[bool, str]:
-    """Merge `ref` into the current branch (configured merge drivers run); (clean, git's messages)."""
+    """Merge `ref` into the current branch (the `mem` merge driver runs), stopping before the merge commit
+    (`commit_everything` makes it) so what the merge made can be checked first; (clean, git's messages).
+    A fast-forward has no merge commit: HEAD moves to `ref` at once."""
     # --ff overrides a user's merge.ff=only/false: fast-forward when possible, else a merge commit.
-    options = ("--ff", "--no-edit", "--no-verify", "--no-stat", "-m", message)
+    options = ("--ff", "--no-commit", "--no-edit", "--no-verify", "--no-stat", "-m", message)
     done = _run(root, "merge", *options, ref, env=identity_env(root), check=False)
     return done.status == 0, (done.out + done.err).strip()
+
+
+def conclude_merge(root: Path) -> None:
+    """Make the merge commit of a merge that stopped before it (git's own message, naming the merged branch)."""
+    _run(root, "commit", "--quiet", "--no-verify", "--no-edit", env=identity_env(root))
 
 
 def merge_abort(root: Path) -> None:
