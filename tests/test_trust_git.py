@@ -430,3 +430,41 @@ def test_a_merged_memory_md_that_does_not_parse_is_never_committed_nor_pushed(
     assert code == 1 and "made a MEMORY.md that does not parse" in said and "nothing was committed or pushed" in said
     assert git(two, "rev-parse", "HEAD") == head and git(remote, "rev-parse", "HEAD") == pushed
     assert (two / MEMORY).read_bytes() == before and git(two, "status", "--porcelain") == ""
+
+
+# --- items 2 and 17: what `mem doctor` reports ------------------------------------------------------------
+
+
+def test_doctor_reports_tracked_cache_files_links_and_local_settings(home: Path, isolated: Path) -> None:
+    outside = isolated / "outside"
+    outside.write_bytes(b"keep me\n")
+    locks = home / ".cache" / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    (locks / "git.lock").symlink_to(outside)
+    (home / ".cache" / "index").mkdir(exist_ok=True)
+    (home / ".cache" / "index" / "user-alice.9.sqlite3").write_bytes(b"planted")
+    git(home, "add", "--force", ".cache/index/user-alice.9.sqlite3", ".cache/locks/git.lock", "mem.local.toml")
+    git(home, "commit", "--quiet", "-m", "a clone's tracked caches")
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code != 0
+    assert ".cache/: git tracks .cache/index/user-alice.9.sqlite3, .cache/locks/git.lock:" in result.output
+    assert f"git -C {home} rm -r --cached .cache" in result.output
+    assert f".cache/locks/git.lock: is a link to {outside}" in result.output
+    assert "mem.local.toml: git tracks it" in result.output
+    fixed = runner.invoke(app, ["doctor", "--fix"])
+    assert not (locks / "git.lock").is_symlink() and outside.read_bytes() == b"keep me\n", fixed.output
+    assert ".cache/locks/git.lock: removed git.lock" in fixed.output
+
+
+def test_doctor_reports_a_scope_folder_no_scope_can_name(home: Path) -> None:
+    assert runner.invoke(app, ["add", "-u", "alice", "plan_tier", "Pro"]).exit_code == 0
+    (home / "users" / "Alice").mkdir()
+    (home / "users" / "Alice" / "MEMORY.md").write_bytes((home / "users" / "alice" / "MEMORY.md").read_bytes())
+    (home / "orgs" / "Acme Corp").mkdir(parents=True)
+    (home / "agents" / "Bot").mkdir(parents=True)
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code != 0 and "healthy" not in result.output
+    assert "users/Alice: is not a valid scope id" in result.output
+    assert "it differs from users/alice only in case: move what it holds into users/alice" in result.output
+    assert "orgs/Acme Corp: is not a valid scope id" in result.output and "orgs/NEW_ID" in result.output
+    assert "agents/Bot: is not a valid scope id" in result.output and "mv agents/Bot agents/bot" in result.output

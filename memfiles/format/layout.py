@@ -256,6 +256,18 @@ class Paths:
                     found.append(Scope(kind, entry))
         return found
 
+    def strays(self) -> list[str]:
+        """Entries of `users/`, `orgs/` and `agents/` that are not a valid scope id (`users/Alice`, `users/a b`),
+        home-relative: no command reads them, as no scope can name them."""
+        found: list[str] = []
+        for folder in sorted(KINDS.values()):
+            try:
+                names = os.listdir(self.root / folder)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            found.extend(f"{folder}/{name}" for name in sorted(names) if not ID_PATTERN.fullmatch(name) or ".." in name)
+        return found
+
     def _inside(self, path: Path) -> Path:
         # Isolation by path: a symlinked scope folder or file that leads out of the home is refused.
         real_root = os.path.realpath(self.root)

@@ -295,6 +295,11 @@ def tracked(root: Path, relpath: str) -> bool:
     return bool(_run(root, "ls-files", "-z", "--", relpath, env=_LITERAL).out)
 
 
+def tracked_under(root: Path, relpath: str) -> list[str]:
+    """Every path git's index holds at or under `relpath`."""
+    return sorted(name for name in _run(root, "ls-files", "-z", "--", relpath, env=_LITERAL).out.split("\0") if name)
+
+
 def files_containing(root: Path, text: str, relpath: str) -> list[str]:
     """The files under `relpath` (tracked, or untracked and not ignored) whose bytes hold `text`, relative to
     `root`: `git grep`, which reads them on every core, several times faster than reading them one by one."""
