@@ -468,3 +468,23 @@ def test_doctor_reports_a_scope_folder_no_scope_can_name(home: Path) -> None:
     assert "it differs from users/alice only in case: move what it holds into users/alice" in result.output
     assert "orgs/Acme Corp: is not a valid scope id" in result.output and "orgs/NEW_ID" in result.output
     assert "agents/Bot: is not a valid scope id" in result.output and "mv agents/Bot agents/bot" in result.output
+
+
+def test_a_clone_of_a_remote_holding_links_or_local_settings_is_refused(
+    machines: tuple[Path, Path, Path], isolated: Path
+) -> None:
+    remote, one, _two = machines
+    target = isolated / "fakehome" / ".bashrc"
+    target.write_bytes(b"alias ll='ls -l'\n")
+    (one / ".cache" / "locks").mkdir(parents=True, exist_ok=True)
+    (one / ".cache" / "locks" / "planted.lock").symlink_to(target)
+    (one / "mem.local.toml").write_text('[consolidate]\nextractor = "sh -c evil"\n')
+    push(one, "plant", ".cache/locks/planted.lock", "mem.local.toml")
+    three = isolated / "three"
+    result = runner.invoke(app, ["init", "--clone", str(remote), str(three)])
+    assert result.exit_code == 1
+    assert ".cache/locks/planted.lock (under .cache/" in result.output
+    assert "mem.local.toml (this machine's" in result.output
+    assert "Do not use this clone" in result.output
+    assert target.read_bytes() == b"alias ll='ls -l'\n"
+    assert subprocess.run(["git", "-C", str(three), "config", "merge.mem.driver"], capture_output=True).returncode

@@ -244,11 +244,23 @@ def _check_incoming(paths: Paths, where: str, theirs: str) -> None:
     machine's locks and caches), `mem.local.toml` (its own settings), a link or submodule anywhere, a
     `.gitattributes` that names a filter, diff or merge program or stops routing MEMORY.md to `mem`, and a
     MEMORY.md that does not parse (a fast-forward would take it as it is)."""
+    root = paths.root
+    refused = _forbidden(paths, gitrepo.incoming(root, "HEAD", theirs), theirs)
+    if refused:
+        raise MemError(
+            f"refusing to merge {where}: it changes what a remote never may in a memory home: {'; '.join(refused)}. "
+            f"Nothing was merged and {root} is as it was; whoever pushed this should undo it on the remote "
+            f"(remove the path, e.g. git rm --cached PATH, or fix the file, then push)"
+        )
+
+
+def _forbidden(paths: Paths, entries: list[tuple[str, str]], commit: str) -> list[str]:
+    """Which of `entries` ((mode, path) as `commit` has them) a remote may never bring, each with the reason."""
     from memfiles.format.memoryfile import parse
 
     root = paths.root
     refused: list[str] = []
-    for mode, relpath in gitrepo.incoming(root, "HEAD", theirs):
+    for mode, relpath in entries:
         name = relpath.rsplit("/", 1)[-1]
         if relpath.split("/", 1)[0] == layout.CACHE_DIR:
             refused.append(f"{relpath} (under {layout.CACHE_DIR}/, this machine's locks and caches)")
@@ -257,21 +269,16 @@ def _check_incoming(paths: Paths, where: str, theirs: str) -> None:
         elif mode in ("120000", "160000"):
             refused.append(f"{relpath} (a {'symbolic link' if mode == '120000' else 'submodule'})")
         elif name == ".gitattributes":
-            problem = _attributes_problem(relpath, gitrepo.blob(root, theirs, relpath))
+            problem = _attributes_problem(relpath, gitrepo.blob(root, commit, relpath))
             if problem:
                 refused.append(f"{relpath} ({problem})")
         elif name == layout.MEMORY_NAME and mode != "000000":
-            data = gitrepo.blob(root, theirs, relpath) or b""
+            data = gitrepo.blob(root, commit, relpath) or b""
             try:
                 parse(data, relpath, _expected_scope(relpath))
             except MemError as exc:
                 refused.append(f"{relpath} (does not parse: {exc})")
-    if refused:
-        raise MemError(
-            f"refusing to merge {where}: it changes what a remote never may in a memory home: {'; '.join(refused)}. "
-            f"Nothing was merged and {root} is as it was; whoever pushed this should undo it on the remote "
-            f"(remove the path, e.g. git rm --cached PATH, or fix the file, then push)"
-        )
+    return refused
 
 
 def _attributes_problem(relpath: str, data: bytes | None) -> str | None:
@@ -378,6 +385,13 @@ def clone_home(url: str, root: Path) -> bool:
     if not (root / layout.CONFIG_NAME).is_file():
         raise HomeError(
             f"{url} is a git repository but not a memory home (no {layout.CONFIG_NAME}); the clone is left at {root}"
+        )
+    refused = _forbidden(Paths(root), gitrepo.tree(root, "HEAD"), "HEAD")
+    if refused:  # mem refuses locks through links and distrusts a tracked mem.local.toml; still, say so now
+        raise HomeError(
+            f"cloned {url} into {root}, but it holds what a memory home never may: {'; '.join(refused)}. Do not "
+            f"use this clone: have these undone on the remote (e.g. git rm --cached PATH, commit, push), then remove "
+            f"{root} and clone again"
         )
     register_merge_driver(root)
     ensure_local_settings(root)  # this clone's own settings file, git-ignored (an older home's .gitignore gains it)

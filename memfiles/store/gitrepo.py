@@ -455,6 +455,18 @@ def incoming(root: Path, ours: str, theirs: str) -> list[tuple[str, str]]:
     return found
 
 
+def tree(root: Path, commit: str) -> list[tuple[str, str]]:
+    """Every file `commit` holds, as (mode, path) like `incoming`."""
+    out = _run(root, "ls-tree", "-r", "-z", "--full-tree", commit).out
+    found = []
+    for entry in out.split("\0"):
+        header, _, path = entry.partition("\t")
+        parts = header.split()
+        if parts and path:
+            found.append((parts[0], path))
+    return found
+
+
 def blob(root: Path, commit: str, relpath: str) -> bytes | None:
     """A file's bytes as `commit` has it, or None when it has no such file."""
     done = _run(root, "cat-file", "blob", f"{commit}:{relpath}", check=False, binary=True)
