@@ -10,7 +10,6 @@ through `memfiles.store.gitrepo`; when another machine pushed in between, the th
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import random
 import re
 import shutil
@@ -22,6 +21,7 @@ from pathlib import Path
 from memfiles.errors import GitError, HomeError, MemError, UsageError
 from memfiles.format import layout
 from memfiles.format.layout import Paths
+from memfiles.ops import incoming
 from memfiles.store import gitrepo
 
 HAND_EDITS_MESSAGE = "mem: commit hand edits"
@@ -190,21 +190,14 @@ def _check_files(paths: Paths, changed: list[str]) -> None:
                 "<<<<<<< ======= >>>>>>> lines, then run `mem sync --commit` again"
             )
         if path.name == layout.MEMORY_NAME:
-            parse(data, relpath, _expected_scope(relpath))  # raises FileFormatError naming path:line
-
-
-def _expected_scope(relpath: str) -> str | None:
-    scope = layout.scope_from_relpath(relpath)
-    if scope is None or relpath != f"{scope.relpath}/{layout.MEMORY_NAME}":
-        return None
-    return str(scope)
+            parse(data, relpath, incoming.expected_scope(relpath))  # raises FileFormatError naming path:line
 
 
 def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
     """Merge the fetched commit into the current branch; the number of commits received."""
     root = paths.root
-    incoming = gitrepo.count(root, "HEAD", theirs)
-    if incoming == 0:
+    received = gitrepo.count(root, "HEAD", theirs)
+    if received == 0:
         return 0
     if gitrepo.merge_base(root, "HEAD", theirs) is None:
         raise MemError(
@@ -212,15 +205,15 @@ def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
             f"combine them once by hand: git -C {root} merge --allow-unrelated-histories {remote}/{branch}, "
             f"or start this machine from the remote: mem init --clone URL NEW_PATH"
         )
-    _check_incoming(paths, f"{remote}/{branch}", theirs)
+    incoming.check(paths, f"{remote}/{branch}", theirs)
     touched = gitrepo.changed_since_base(root, "HEAD", theirs)
     with _locked(paths, touched):
         clean, said = gitrepo.merge(root, f"refs/remotes/{remote}/{branch}", f"mem: sync with {remote}/{branch}")
         if clean:
             if gitrepo.merge_in_progress(root):  # not a fast-forward: what the merge made is checked, then committed
-                _check_merged(paths, f"{remote}/{branch}", touched)
+                incoming.check_merged(paths, f"{remote}/{branch}", touched)
                 gitrepo.conclude_merge(root)
-            return incoming
+            return received
         left = gitrepo.unmerged(root)
         if not left:  # git refused to start (e.g. an untracked file in the way): nothing to undo
             raise GitError(f"git merge {remote}/{branch} failed in {root}: {_tail(said)}")
@@ -234,104 +227,6 @@ def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
                 f"{'; '.join(failed) or '`mem` is not on PATH'}; the merge was undone, nothing changed"
             )
     raise MemError(f"merging {remote}/{branch} left conflicts in {root}: {_finish_hint(root, left)}")
-
-
-_DRIVER_ATTRIBUTES = ("filter", "diff", "merge")  # each names a program from git's config when given a value
-
-
-def _check_incoming(paths: Paths, where: str, theirs: str) -> None:
-    """Refuse, before merging, what a remote must never change in a home: anything under `.cache/` (this
-    machine's locks and caches), `mem.local.toml` (its own settings), a link or submodule anywhere, a
-    `.gitattributes` that names a filter, diff or merge program or stops routing MEMORY.md to `mem`, and a
-    MEMORY.md that does not parse (a fast-forward would take it as it is)."""
-    root = paths.root
-    refused = _forbidden(paths, gitrepo.incoming(root, "HEAD", theirs), theirs)
-    if refused:
-        raise MemError(
-            f"refusing to merge {where}: it changes what a remote never may in a memory home: {'; '.join(refused)}. "
-            f"Nothing was merged and {root} is as it was; whoever pushed this should undo it on the remote "
-            f"(remove the path, e.g. git rm --cached PATH, or fix the file, then push)"
-        )
-
-
-def _forbidden(paths: Paths, entries: list[tuple[str, str]], commit: str) -> list[str]:
-    """Which of `entries` ((mode, path) as `commit` has them) a remote may never bring, each with the reason."""
-    from memfiles.format.memoryfile import parse
-
-    root = paths.root
-    refused: list[str] = []
-    for mode, relpath in entries:
-        name = relpath.rsplit("/", 1)[-1]
-        if relpath.split("/", 1)[0] == layout.CACHE_DIR:
-            refused.append(f"{relpath} (under {layout.CACHE_DIR}/, this machine's locks and caches)")
-        elif name == layout.LOCAL_CONFIG_NAME:
-            refused.append(f"{relpath} (this machine's own settings)")
-        elif mode in ("120000", "160000"):
-            refused.append(f"{relpath} (a {'symbolic link' if mode == '120000' else 'submodule'})")
-        elif name == ".gitattributes":
-            problem = _attributes_problem(relpath, gitrepo.blob(root, commit, relpath))
-            if problem:
-                refused.append(f"{relpath} ({problem})")
-        elif name == layout.MEMORY_NAME and mode != "000000":
-            data = gitrepo.blob(root, commit, relpath) or b""
-            try:
-                parse(data, relpath, _expected_scope(relpath))
-            except MemError as exc:
-                refused.append(f"{relpath} (does not parse: {exc})")
-    return refused
-
-
-def _attributes_problem(relpath: str, data: bytes | None) -> str | None:
-    """Why an incoming `.gitattributes` is refused, or None: one below the top, one naming a filter, diff or
-    merge program (or defining a macro), one after which MEMORY.md no longer merges with `mem`."""
-    if relpath != ".gitattributes":
-        return "a .gitattributes below the top of the home"
-    routed = None
-    for raw in (data or b"").decode("utf-8", "replace").splitlines():
-        fields = raw.split()
-        if not fields or fields[0].startswith("#"):
-            continue
-        if fields[0].startswith("[attr]"):
-            return f"defines an attribute macro: {raw.strip()}"
-        pattern, attributes = fields[0], fields[1:]
-        for attribute in attributes:
-            name, _, value = attribute.lstrip("-!").partition("=")
-            if name in _DRIVER_ATTRIBUTES and value and attribute != "merge=mem":
-                return f"names a {name} program: {raw.strip()}"
-        if _matches_memory(pattern):
-            for attribute in attributes:
-                if attribute == "merge=mem":
-                    routed = True
-                elif attribute in ("binary", "-merge", "!merge", "merge") or attribute.startswith("merge="):
-                    routed = False
-    return None if routed else f"MEMORY.md would no longer merge with `mem` (the line `{layout.MEMORY_NAME} merge=mem`)"
-
-
-def _matches_memory(pattern: str) -> bool:
-    """Whether a .gitattributes pattern matches a MEMORY.md file (the one a scope holds, or any)."""
-    sample = f"users/example/{layout.MEMORY_NAME}"
-    pattern = pattern.removeprefix("/")
-    if "/" not in pattern:
-        return fnmatch.fnmatchcase(layout.MEMORY_NAME, pattern)
-    return fnmatch.fnmatchcase(sample, pattern.replace("**/", "*/").replace("/**", "/*")) or pattern == "**"
-
-
-def _check_merged(paths: Paths, where: str, touched: list[str]) -> None:
-    """Parse every MEMORY.md the merge changed before it is committed (and pushed); undo the merge if one fails."""
-    from memfiles.format.memoryfile import parse
-
-    for relpath in touched:
-        path = paths.root / relpath
-        if path.name != layout.MEMORY_NAME or not path.is_file() or path.is_symlink():
-            continue
-        try:
-            parse(path.read_bytes(), relpath, _expected_scope(relpath))
-        except MemError as exc:
-            gitrepo.merge_abort(paths.root)
-            raise MemError(
-                f"merging {where} made a MEMORY.md that does not parse ({exc}); the merge was undone, nothing "
-                "was committed or pushed"
-            ) from None
 
 
 def _finish_hint(root: Path, files: list[str]) -> str:
@@ -386,7 +281,7 @@ def clone_home(url: str, root: Path) -> bool:
         raise HomeError(
             f"{url} is a git repository but not a memory home (no {layout.CONFIG_NAME}); the clone is left at {root}"
         )
-    refused = _forbidden(Paths(root), gitrepo.tree(root, "HEAD"), "HEAD")
+    refused = incoming.forbidden(Paths(root), gitrepo.tree(root, "HEAD"), "HEAD")
     if refused:  # mem refuses locks through links and distrusts a tracked mem.local.toml; still, say so now
         raise HomeError(
             f"cloned {url} into {root}, but it holds what a memory home never may: {'; '.join(refused)}. Do not "
@@ -407,7 +302,7 @@ def run_merge_driver(base: Path, ours: Path, theirs: Path, relpath: str) -> bool
     from memfiles.ops import merge
     from memfiles.store.files import atomic_write
 
-    expected = _expected_scope(relpath)
+    expected = incoming.expected_scope(relpath)
     raw = {side: _version(side, path) for side, path in (("base", base), ("ours", ours), ("theirs", theirs))}
     docs = {side: memoryfile.parse(data, f"{relpath} ({side})", expected) for side, data in raw.items()}
 
