@@ -223,7 +223,13 @@ def _commits(count: int) -> str:
 def initialised(done: Initialised) -> None:
     """What `mem init` did."""
     if done.created:
-        line(f"created memory home at {done.root}")
+        line(f"created memory home at {done.root} (a git repository of its own)")
+        if done.inside is not None:
+            line(
+                f"it sits inside the git repository at {done.inside}, which mem never commits to nor edits; that "
+                f"repository sees the home as a nested repository: add it to that repository's .gitignore to keep "
+                "it out"
+            )
     else:
         line(f"{done.root} is already a memory home; nothing changed")
 

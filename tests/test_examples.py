@@ -77,7 +77,7 @@ def test_finance_four_changes_prints_its_before_and_after_table(tmp_path: Path) 
 def test_coding_project_renders_into_agent_files_and_lints_staged_markdown(tmp_path: Path) -> None:
     out = run_example("coding/project.sh", tmp_path)
     lines = out.splitlines()
-    assert "created memory home at shop-api/.mem" in lines
+    assert "created memory home at shop-api/.mem (a git repository of its own)" in lines
     assert "    wrote the user:alice memory section of CLAUDE.md" in lines
     claude = out.split("--- CLAUDE.md")[1].split("--- .cursor")[0]
     assert "A small web shop API. Run `make check` before pushing." in claude

@@ -304,12 +304,16 @@ def test_any_sequence_of_writes_and_removals_leaves_head_equal_to_the_index(
     gitrepo.commit(home, FILES, "mem: clean\n")
 
 
-def test_a_worktree_whose_git_folder_is_elsewhere(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worktree_whose_git_folder_is_elsewhere_is_refused(home: Path) -> None:
+    # A `.git` file (a worktree, a submodule, or one planted in a clone) would let the folder choose the
+    # repository git opens: a home keeps its own git folder, and memfiles runs git in no other.
     worktree = home.parent / "worktree"
     git(home, "worktree", "add", "--quiet", str(worktree))
     assert (worktree / ".git").is_file()
     (worktree / "users" / "a").mkdir(parents=True)
     (worktree / "users" / "a" / "MEMORY.md").write_text("x\n")
-    assert gitrepo.commit(worktree, ["users/a/MEMORY.md"], "mem: add\n")
-    assert changed_in_head(worktree) == ["users/a/MEMORY.md"]
-    assert git(worktree, "status", "--porcelain") == ""
+    before = git(home, "rev-parse", "HEAD")
+    with pytest.raises(GitError, match=r"\.git is not a folder: a memory home keeps its own git folder"):
+        gitrepo.commit(worktree, ["users/a/MEMORY.md"], "mem: add\n")
+    assert git(home, "rev-parse", "HEAD") == before
+    assert git(worktree, "status", "--porcelain") == "?? users/\n"

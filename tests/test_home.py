@@ -21,7 +21,7 @@ runner = CliRunner()
 def test_init_creates_a_committed_home_and_is_idempotent(isolated: Path) -> None:
     target = isolated / "new-home"
     result = runner.invoke(app, ["init", str(target)])
-    assert result.exit_code == 0 and result.output == f"created memory home at {target}\n"
+    assert result.exit_code == 0 and result.output == f"created memory home at {target} (a git repository of its own)\n"
     names = sorted(p.name for p in target.iterdir())
     assert names == [".git", ".gitattributes", ".gitignore", "mem.local.toml", "mem.toml"]
     log = subprocess.run(["git", "-C", str(target), "log", "--format=%s"], capture_output=True, text=True).stdout
@@ -199,7 +199,7 @@ def test_init_refuses_the_home_folder_unless_forced(isolated: Path) -> None:
     assert "would put every file under it in git's view" in result.stderr
     assert not (folder / ".git").exists() and not (folder / "mem.toml").exists()
     forced = runner.invoke(app, ["init", str(folder), "--force"])
-    assert forced.exit_code == 0 and forced.output == f"created memory home at {folder}\n"
+    assert forced.exit_code == 0 and forced.output == f"created memory home at {folder} (a git repository of its own)\n"
     assert (folder / ".git").is_dir() and (folder / "mem.toml").is_file()
     assert runner.invoke(app, ["init", str(folder)]).output == f"{folder} is already a memory home; nothing changed\n"
 

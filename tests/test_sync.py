@@ -215,18 +215,30 @@ def test_merge_driver_refuses_a_side_that_does_not_parse_and_leaves_ours_untouch
 
 def test_a_failing_driver_undoes_the_merge(machines: tuple[Path, Path, Path]) -> None:
     _remote, one, two = machines
-    (one / MEMORY).write_bytes((one / MEMORY).read_bytes().replace(b"facts:\n", b"facts: [\n", 1))
-    git(one, "commit", "--quiet", "-am", "a bad hand edit, committed with plain git")
-    git(one, "push", "--quiet")
-    mem(two, "add", "-u", "alice", "timezone", "UTC", "--at", "2026-06-01")
+    mem(one, "add", "-u", "alice", "timezone", "UTC", "--at", "2026-06-01")
+    mem(one, "sync")
+    (two / MEMORY).write_bytes((two / MEMORY).read_bytes().replace(b"facts:\n", b"facts: [\n", 1))
+    git(two, "commit", "--quiet", "-am", "a bad hand edit, committed with plain git")
     before = (two / MEMORY).read_bytes()
     result = mem(two, "sync", code=1)
     assert result.stderr.startswith(
         f"mem: error: merging origin/{branch(two)} needs the MEMORY.md merge driver (`mem merge-driver`), "
-        f"which failed: {MEMORY} (theirs):"
+        f"which failed: {MEMORY} (ours):"
     )
     assert result.stderr.endswith("; the merge was undone, nothing changed\n")
     assert (two / MEMORY).read_bytes() == before and git(two, "status", "--porcelain") == ""
+
+
+def test_a_remote_memory_md_that_does_not_parse_is_refused_before_merging(machines: tuple[Path, Path, Path]) -> None:
+    _remote, one, two = machines
+    (one / MEMORY).write_bytes((one / MEMORY).read_bytes().replace(b"facts:\n", b"facts: [\n", 1))
+    git(one, "commit", "--quiet", "-am", "a bad hand edit, committed with plain git")
+    git(one, "push", "--quiet")
+    head, before = git(two, "rev-parse", "HEAD"), (two / MEMORY).read_bytes()
+    result = mem(two, "sync", code=1)
+    assert result.stderr.startswith(f"mem: error: refusing to merge origin/{branch(two)}: it changes what a remote")
+    assert f"{MEMORY} (does not parse: {MEMORY}:" in result.stderr
+    assert git(two, "rev-parse", "HEAD") == head and (two / MEMORY).read_bytes() == before
 
 
 def test_without_mem_on_path_sync_warns_and_undoes_the_merge(

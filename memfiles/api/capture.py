@@ -49,6 +49,9 @@ class Captured(BaseModel):
     problems: list[str] = Field(default_factory=list, description="transcript lines that could not be read")
     extract: str | None = Field(default=None, description="what --extract did, or why it was skipped")
     proposed: list[Outcome] = Field(default_factory=list, description="facts the extractor proposed")
+    project_home: str | None = Field(
+        default=None, description="the hook wrote into this project's .mem/ home (found above its cwd), not your own"
+    )
 
     def lines(self) -> list[str]:
         """What `mem capture` prints: the outcome, then what it replaced, masked and could not read."""
@@ -194,17 +197,26 @@ def capture_hook(
 
         record(home_without_input(Path(home) if home else None), "capture-hook", False, str(exc))
         raise
-    done = _capture_hook(opened, event, cwd, user, scope, extract)
+    done = _capture_hook(opened, event, cwd, user, scope, extract, home)
     refused = done.outcome is not None and done.outcome.kind == "refused"
     record(opened, "capture-hook", not refused, done.outcome.line() if refused and done.outcome else "", cwd=cwd)
     return done
 
 
 def _capture_hook(
-    opened: Home, event: dict[str, Any], cwd: str | None, user: str | None, scope: str | None, extract: bool
+    opened: Home,
+    event: dict[str, Any],
+    cwd: str | None,
+    user: str | None,
+    scope: str | None,
+    extract: bool,
+    home: str | os.PathLike[str] | None,
 ) -> Captured:
+    from memfiles.api.home import project_home
     from memfiles.api.hooks import record
     from memfiles.ops import capture as saving
+
+    project = project_home(home, Path(cwd) if cwd else None)
 
     name = str(event.get("hook_event_name") or "hook")
     session = str(event.get("session_id") or "")
@@ -224,4 +236,15 @@ def _capture_hook(
         saving.log(opened.paths, name, session, f"skipped: {done.skipped}")
     if done.extract and not done.extract.endswith("proposed"):
         saving.log(opened.paths, name, session, f"extract {done.extract}")
+    if project is not None:  # a project's .mem/: its content came with the project, not from this person
+        saving.log(opened.paths, name, session, project_home_line(str(project)))
+        done = done.model_copy(update={"project_home": str(project)})
     return done
+
+
+def project_home_line(root: str) -> str:
+    """What a hook says when it wrote into a project's `.mem/` home rather than one --home or $MEM_HOME names."""
+    return (
+        f"captured into the project's memory home {root} (the nearest .mem/ above the session's folder; no --home "
+        "or $MEM_HOME named one): what it holds came with the project; give the hook --home to use your own"
+    )

@@ -327,11 +327,20 @@ def open_home(
 ) -> Home:
     """Open the memory home at `path`, else the one `mem` would use: `$MEM_HOME`, the nearest `.mem/` above `cwd`
     (default: the working directory), the platform data folder. `create=True` runs `mem init` first."""
-    root = layout.resolve_home(path, cwd=Path(cwd) if cwd else None)
+    start = Path(cwd) if cwd else None
+    root = layout.resolve_home(path, cwd=start)
     if create:
         init(root)
-    layout.require_home(root)
+    layout.require_home(root, found_above=(start or Path.cwd()).absolute() if project_home(path, start) else None)
     return Home(Paths(root), load_settings(root, lambda: _tracked(root), _warn))
+
+
+def project_home(path: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path | None:
+    """The `.mem/` folder above `cwd` that `open_home(path, cwd=cwd)` opens when neither `path` nor `$MEM_HOME`
+    names a home (None otherwise): a project's folder, whose content came with the project."""
+    if path or os.environ.get("MEM_HOME", "").strip():
+        return None
+    return layout.walked_home(cwd)
 
 
 def keep_warm(*, restat_s: float = 1.0, documents: int = 1024, optimize_model: bool = True) -> None:
@@ -372,10 +381,10 @@ def init(path: str | os.PathLike[str] | None = None, *, force: bool = False) -> 
     The filesystem root and the user's home folder are refused unless `force`.
     """
     from memfiles.api.models import Initialised
-    from memfiles.ops.home import init_home
+    from memfiles.ops.home import enclosing_repository, init_home
 
     root = layout.resolve_home(path)
-    return Initialised(root=root, created=init_home(root, force=force))
+    return Initialised(root=root, created=init_home(root, force=force), inside=enclosing_repository(root))
 
 
 def clone(url: str, path: str | os.PathLike[str] | None = None, *, progress: Progress | None = None) -> Cloned:

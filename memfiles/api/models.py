@@ -317,6 +317,7 @@ class Initialised(BaseModel):
 
     root: Path
     created: bool
+    inside: Path | None = None  # the repository of a project the home sits in (which never tracks it)
 
 
 class Cloned(BaseModel):

@@ -86,3 +86,7 @@ def _hook(home: Path | None, user: str | None, scope: str | None, extract: bool)
         output.error(f"capture hook: {done.outcome.line()}")
     elif done.kept and done.skipped:
         output.error(f"capture hook: skipped: {done.skipped}")
+    if done.project_home is not None:
+        from memfiles.api.capture import project_home_line
+
+        output.error(f"capture hook: {project_home_line(done.project_home)}")

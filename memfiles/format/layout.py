@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass
 from datetime import date
@@ -92,20 +93,49 @@ def resolve_home(explicit: str | os.PathLike[str] | None = None, cwd: Path | Non
     env = os.environ.get("MEM_HOME", "").strip()
     if env:
         return Path(env).expanduser().absolute()
+    found = walked_home(cwd)
+    return found if found is not None else platform_home()
+
+
+def walked_home(cwd: Path | None = None) -> Path | None:
+    """The nearest `.mem/` folder at or above `cwd`: a project's folder, whose content the project chose."""
     start = (cwd or Path.cwd()).absolute()
     for folder in (start, *start.parents):
         candidate = folder / LOCAL_HOME
         if candidate.is_dir():
             return candidate
-    return platform_home()
+    return None
 
 
-def require_home(root: Path) -> Path:
-    """Return `root` if it is an initialised memory home, else raise HomeError with the fix."""
+def is_home(root: Path) -> bool:
+    """Whether `root` is a memory home: `mem.toml` there and `.git` a real folder of its own (see require_home)."""
+    try:
+        return stat.S_ISDIR(os.lstat(root / ".git").st_mode) and (root / CONFIG_NAME).is_file()
+    except OSError:
+        return False
+
+
+def require_home(root: Path, found_above: Path | None = None) -> Path:
+    """Return `root` if it is a memory home, else raise HomeError with the fix (`found_above`: the folder a
+    walk up to `.mem/` started from, named in the message).
+
+    A home is a folder with `mem.toml` and its own git folder, `.git`, a real folder: never a link or a
+    `gitdir:` file, and a folder shaped like a git directory (a project's committed `.mem/` with HEAD,
+    objects/ and a config naming commands) is never taken for one. git cannot check out a `.git` folder,
+    so a clone or a project never brings a home with it: only `mem init` (or `mem init --clone`) makes one.
+    """
     if not (root / CONFIG_NAME).is_file():
         raise HomeError(
             f"no memory home at {root} (no {CONFIG_NAME}): run `mem init {root}` first, "
             "or point --home / $MEM_HOME at an existing home"
+        )
+    if not is_home(root):
+        found = f" (the nearest {LOCAL_HOME}/ above {found_above}: the project's content)" if found_above else ""
+        raise HomeError(
+            f"{root}{found} is not a memory home: it has {CONFIG_NAME} but no git folder of its own "
+            f"({root / '.git'} is missing, a link or a file), and memfiles runs git only in a home `mem init` "
+            "made; nothing was written. If it came with a project or a download, do not use it: point --home "
+            "or $MEM_HOME at your own home"
         )
     return root
 
@@ -234,6 +264,18 @@ class Paths:
             for entry in sorted(os.listdir(base)):
                 if ID_PATTERN.fullmatch(entry) and ".." not in entry and (base / entry).is_dir():
                     found.append(Scope(kind, entry))
+        return found
+
+    def strays(self) -> list[str]:
+        """Entries of `users/`, `orgs/` and `agents/` that are not a valid scope id (`users/Alice`, `users/a b`),
+        home-relative: no command reads them, as no scope can name them."""
+        found: list[str] = []
+        for folder in sorted(KINDS.values()):
+            try:
+                names = os.listdir(self.root / folder)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            found.extend(f"{folder}/{name}" for name in sorted(names) if not ID_PATTERN.fullmatch(name) or ".." in name)
         return found
 
     def _inside(self, path: Path) -> Path:

@@ -107,16 +107,15 @@ def commit_or_undo(paths: Paths, before: Mapping[str, tuple[Path, bytes | None]]
     try:
         with git_lock(paths):
             gitrepo.commit(paths.root, list(before), message)
-    except GitError as failed:
+    except MemError as failed:  # git failed, or its lock could not be taken (stuck holder, a planted link)
         for path, data in before.values():
             if data is None:
                 path.unlink(missing_ok=True)
             else:
                 atomic_write(path, data)
         shown = ", ".join(list(before)[:3]) + (f" and {len(before) - 3} more" if len(before) > 3 else "")
-        raise GitError(
-            f"{failed}. The write was undone: {shown} {'is' if len(before) == 1 else 'are'} as before"
-        ) from None
+        undone = f"{failed}. The write was undone: {shown} {'is' if len(before) == 1 else 'are'} as before"
+        raise (GitError(undone) if isinstance(failed, GitError) else MemError(undone)) from None
 
 
 def note_written(paths: Paths, scope: Scope, relpaths: list[str]) -> None:

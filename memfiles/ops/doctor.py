@@ -5,11 +5,14 @@ a relaxation of the guard) and mem.local.toml stays out of git; every MEMORY.md 
 index or vector cache is corrupt, foreign (not signed by this machine) or tracked by git; no temp
 files from an interrupted write; no unfinished sync merge and no conflict markers; no stale git index
 lock; no uncommitted memory changes; git's own fsck; no episode the guard holds back (`flagged`,
-waiting for `mem review`; an accepted one it still finds something in is a note, not a problem).
-Repairs (`--fix`) only what is safe: an uncommitted file that parses is committed, one that does not
-is restored from the last commit; temp files and a stale index lock are removed; a corrupt or foreign
-index or vector cache is rebuilt, a tracked one deleted from git first (`--reindex` rebuilds every
-index: they are caches of the files); a home made before
+waiting for `mem review`; an accepted one it still finds something in is a note, not a problem); no
+folder under users/, orgs/, agents/ that no scope can name (`users/Alice`); nothing under .cache/
+tracked by git, and no link there; with recall by meaning on, nothing without vectors and no
+interrupted reindex; no hook whose last run failed unseen. Repairs (`--fix`) only what is safe: an
+uncommitted file that parses is committed, one that does not is restored from the last commit; temp
+files, a stale index lock and links under .cache/ are removed; a corrupt or foreign index or vector
+cache is rebuilt, a tracked one deleted from git first (`--reindex` rebuilds every index: they are
+caches of the files); what has no vectors is embedded; a home made before
 mem.local.toml existed gets the file and its .gitignore entry. An unfinished merge, conflict
 markers and settings a synced file may not set need a person.
 """
@@ -44,6 +47,7 @@ class Problem:
     where: str
     what: str
     repair: Callable[[], str] | None = None
+    before_locks: bool = False  # the repair removes what stands in the way of taking the locks (a link there)
 
     def line(self) -> str:
         return f"{self.where}: {self.what}" + ("" if self.repair else " (needs a person)")
@@ -54,6 +58,7 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
     from memfiles.ops import doctor_caches
 
     problems = _settings(paths)
+    problems.extend(_strays(paths))
     for scope in paths.scopes():
         memory = paths.memory_file(scope)
         if memory.is_file():
@@ -70,8 +75,43 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
     problems.extend(_capture_log(paths))
     problems.extend(_health(paths))
     problems.extend(_temp_files(paths))
+    problems.extend(_cache_links(paths))
     problems.extend(_git_state(paths))
     return problems
+
+
+def _strays(paths: Paths) -> list[Problem]:
+    """Folders under users/, orgs/, agents/ that no scope can name (`users/Alice`): every command ignores them."""
+    found = []
+    for relpath in paths.strays():
+        kind_folder, _, name = relpath.partition("/")
+        lower = name.lower()
+        valid = layout.ID_PATTERN.fullmatch(lower) is not None and ".." not in lower
+        if valid and (paths.root / kind_folder / lower).exists():
+            fix = f"it differs from {kind_folder}/{lower} only in case: move what it holds into {kind_folder}/{lower}"
+        elif valid:
+            fix = f"it differs from a scope id only in case: git -C {paths.root} mv {relpath} {kind_folder}/{lower}"
+        else:
+            fix = f"rename it to a valid id (git -C {paths.root} mv {relpath} {kind_folder}/NEW_ID) or remove it"
+        what = (
+            "is not a valid scope id (1-64 of a-z, 0-9, '.', '_', '-'), so every command ignores what it holds; " + fix
+        )
+        found.append(Problem(relpath, what))
+    return found
+
+
+def _cache_links(paths: Paths) -> list[Problem]:
+    """Links under .cache/ (which only a tracked path, from a remote or a clone, could bring): removed by `--fix`."""
+    if os.path.islink(paths.cache):
+        return [Problem(layout.CACHE_DIR, "is a link; memfiles never follows it", _remover(paths.cache), True)]
+    found = []
+    for folder, dirs, files in os.walk(paths.cache):
+        for name in [*dirs, *files]:
+            path = Path(folder) / name
+            if path.is_symlink():
+                what = f"is a link to {os.readlink(path)} in this machine's caches and locks; memfiles never follows it"
+                found.append(Problem(paths.relative(path), what, _remover(path), True))
+    return sorted(found, key=lambda p: p.where)
 
 
 def _settings(paths: Paths) -> list[Problem]:
@@ -363,6 +403,17 @@ def _git_state(paths: Paths) -> list[Problem]:
     else:
         problems.extend(_uncommitted(paths))
     problems.extend(_markers(paths, gitrepo.unmerged(root) if merging else []))
+    cached = gitrepo.tracked_under(root, layout.CACHE_DIR)
+    if cached:
+        shown = ", ".join(cached[:3]) + (f" and {len(cached) - 3} more" if len(cached) > 3 else "")
+        problems.append(
+            Problem(
+                f"{layout.CACHE_DIR}/",
+                f"git tracks {shown}: this machine's caches and locks, which every clone and sync would then carry "
+                f"(a link there could point a lock at any file); untrack them: git -C {root} rm -r --cached "
+                f"{layout.CACHE_DIR} && git -C {root} commit -m 'untrack .cache/'",
+            )
+        )
     trouble = gitrepo.fsck(root)
     if trouble:
         problems.append(Problem(".git", f"git fsck: {trouble}"))
@@ -425,13 +476,13 @@ def _settler(paths: Paths, relpath: str) -> Callable[[], str]:
 
 def repair(paths: Paths, problems: list[Problem]) -> list[str]:
     """Apply the safe repairs while no writer runs: takes every lock a writer would, in writers' order."""
-    done: list[str] = []
+    done = [f"{p.where}: {p.repair()}" for p in problems if p.repair is not None and p.before_locks]
     with ExitStack() as stack:
         for scope in paths.scopes():
             stack.enter_context(locked(paths.scope_lock(scope)))
         stack.enter_context(git_lock(paths))
         for problem in problems:
-            if problem.repair is not None:
+            if problem.repair is not None and not problem.before_locks:
                 done.append(f"{problem.where}: {problem.repair()}")
     return done
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memfiles.errors import HomeError
@@ -30,6 +31,7 @@ def init_home(root: Path, force: bool = False) -> bool:
         return False
     if not force:
         _refuse_whole_tree(root)
+    _refuse_another_repository(root)
     try:
         root.mkdir(parents=True, exist_ok=True)
         written = []
@@ -67,6 +69,32 @@ def _refuse_whole_tree(root: Path) -> None:
         f"making {what} one would put every file under it in git's view; choose a folder of its own "
         "(e.g. mem init ~/memory), or pass --force if you really mean it"
     )
+
+
+def _refuse_another_repository(root: Path) -> None:
+    """A home is always a git repository of its own: never commit into a project's history nor edit its files."""
+    from memfiles.store import gitrepo
+
+    dot = root / ".git"
+    if not os.path.lexists(dot):
+        return
+    if not gitrepo.is_repo(root):
+        gitrepo.git_dir(root)  # raises GitError: .git is a link or a file
+    if gitrepo.rev(root, "HEAD") is None and not gitrepo.changed_files(root):
+        return  # an empty repository made for the home: it becomes one
+    raise HomeError(
+        f"{root} is already a git repository, and not a memory home: a memory home is always a git repository of "
+        f"its own, so `mem init` never commits into another one nor edits its .gitignore; make the home in a "
+        f"folder of its own, e.g. mem init {root / layout.LOCAL_HOME}"
+    )
+
+
+def enclosing_repository(root: Path) -> Path | None:
+    """The nearest folder above `root` with a `.git` (a project the home sits inside), if any."""
+    for folder in root.absolute().parents:
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
 
 
 def _blocker(root: Path, exc: OSError) -> str:
@@ -107,5 +135,5 @@ def register_merge_driver(root: Path) -> None:
     """Tell this clone's git to merge MEMORY.md with `mem merge-driver` (git config is per clone)."""
     from memfiles.store import gitrepo
 
-    gitrepo.set_config(root, "merge.mem.name", "memfiles fact-aware MEMORY.md merge")
-    gitrepo.set_config(root, "merge.mem.driver", "mem merge-driver %O %A %B %P")
+    gitrepo.set_config(root, "merge.mem.name", gitrepo.MERGE_DRIVER_NAME)
+    gitrepo.set_config(root, "merge.mem.driver", gitrepo.MERGE_DRIVER)  # mem's own git calls pin it anyway

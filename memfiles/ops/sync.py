@@ -21,6 +21,7 @@ from pathlib import Path
 from memfiles.errors import GitError, HomeError, MemError, UsageError
 from memfiles.format import layout
 from memfiles.format.layout import Paths
+from memfiles.ops import incoming
 from memfiles.store import gitrepo
 
 HAND_EDITS_MESSAGE = "mem: commit hand edits"
@@ -111,11 +112,16 @@ def _check_driver(root: Path, say: Callable[[str], None]) -> None:
     """Make sure git will merge MEMORY.md with `mem merge-driver`, and warn when it cannot."""
     from memfiles.ops.home import register_merge_driver
 
-    if gitrepo.get_config(root, "merge.mem.driver") is None:
+    if gitrepo.get_config(root, "merge.mem.driver", local=True) is None:
         register_merge_driver(root)  # git config is per clone: a plain `git clone` does not carry it
         say(f"registered the MEMORY.md merge driver in {root}/.git/config (it was missing)")
     if gitrepo.attribute(root, f"users/example/{layout.MEMORY_NAME}", "merge") != "mem":
-        say(f"{root}/.gitattributes lacks `MEMORY.md merge=mem`: MEMORY.md files will merge as plain text")
+        raise MemError(
+            f"{root}/.gitattributes does not route MEMORY.md to the `mem` merge driver, so git would merge facts "
+            f"as plain text (or by union) and could commit a broken MEMORY.md; nothing was synced. Put the line "
+            f"`MEMORY.md merge=mem` back in {root}/.gitattributes (and no later line overriding it), commit it "
+            f"(git -C {root} commit -m 'mem: route MEMORY.md to mem' .gitattributes), then sync again"
+        )
     if shutil.which("mem") is None:
         say(_NOT_ON_PATH)
 
@@ -184,21 +190,14 @@ def _check_files(paths: Paths, changed: list[str]) -> None:
                 "<<<<<<< ======= >>>>>>> lines, then run `mem sync --commit` again"
             )
         if path.name == layout.MEMORY_NAME:
-            parse(data, relpath, _expected_scope(relpath))  # raises FileFormatError naming path:line
-
-
-def _expected_scope(relpath: str) -> str | None:
-    scope = layout.scope_from_relpath(relpath)
-    if scope is None or relpath != f"{scope.relpath}/{layout.MEMORY_NAME}":
-        return None
-    return str(scope)
+            parse(data, relpath, incoming.expected_scope(relpath))  # raises FileFormatError naming path:line
 
 
 def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
     """Merge the fetched commit into the current branch; the number of commits received."""
     root = paths.root
-    incoming = gitrepo.count(root, "HEAD", theirs)
-    if incoming == 0:
+    received = gitrepo.count(root, "HEAD", theirs)
+    if received == 0:
         return 0
     if gitrepo.merge_base(root, "HEAD", theirs) is None:
         raise MemError(
@@ -206,10 +205,15 @@ def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
             f"combine them once by hand: git -C {root} merge --allow-unrelated-histories {remote}/{branch}, "
             f"or start this machine from the remote: mem init --clone URL NEW_PATH"
         )
-    with _locked(paths, gitrepo.changed_since_base(root, "HEAD", theirs)):
+    incoming.check(paths, f"{remote}/{branch}", theirs)
+    touched = gitrepo.changed_since_base(root, "HEAD", theirs)
+    with _locked(paths, touched):
         clean, said = gitrepo.merge(root, f"refs/remotes/{remote}/{branch}", f"mem: sync with {remote}/{branch}")
         if clean:
-            return incoming
+            if gitrepo.merge_in_progress(root):  # not a fast-forward: what the merge made is checked, then committed
+                incoming.check_merged(paths, f"{remote}/{branch}", touched)
+                gitrepo.conclude_merge(root)
+            return received
         left = gitrepo.unmerged(root)
         if not left:  # git refused to start (e.g. an untracked file in the way): nothing to undo
             raise GitError(f"git merge {remote}/{branch} failed in {root}: {_tail(said)}")
@@ -277,6 +281,13 @@ def clone_home(url: str, root: Path) -> bool:
         raise HomeError(
             f"{url} is a git repository but not a memory home (no {layout.CONFIG_NAME}); the clone is left at {root}"
         )
+    refused = incoming.forbidden(Paths(root), gitrepo.tree(root, "HEAD"), "HEAD")
+    if refused:  # mem refuses locks through links and distrusts a tracked mem.local.toml; still, say so now
+        raise HomeError(
+            f"cloned {url} into {root}, but it holds what a memory home never may: {'; '.join(refused)}. Do not "
+            f"use this clone: have these undone on the remote (e.g. git rm --cached PATH, commit, push), then remove "
+            f"{root} and clone again"
+        )
     register_merge_driver(root)
     ensure_local_settings(root)  # this clone's own settings file, git-ignored (an older home's .gitignore gains it)
     return False
@@ -291,7 +302,7 @@ def run_merge_driver(base: Path, ours: Path, theirs: Path, relpath: str) -> bool
     from memfiles.ops import merge
     from memfiles.store.files import atomic_write
 
-    expected = _expected_scope(relpath)
+    expected = incoming.expected_scope(relpath)
     raw = {side: _version(side, path) for side, path in (("base", base), ("ours", ours), ("theirs", theirs))}
     docs = {side: memoryfile.parse(data, f"{relpath} ({side})", expected) for side, data in raw.items()}
 

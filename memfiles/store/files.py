@@ -11,6 +11,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import secrets
 import stat
 import time
 from collections.abc import Iterator
@@ -113,12 +114,18 @@ def fsync_dir(folder: Path) -> None:
 
 @contextlib.contextmanager
 def locked(lock_path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
-    """Hold an exclusive lock on `lock_path` (waits up to `timeout` seconds, then explains who holds it)."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    """Hold an exclusive lock on `lock_path`, `<home>/.cache/locks/<name>.lock`, waiting for it as long as it
+    changes hands; MemError naming the holder when one process has held it `timeout` seconds while we waited.
+
+    The lock file and the two folders above it (`.cache/`, `.cache/locks/`) are opened without following
+    links and must be a plain folder and a plain file with one name: `.cache/` is git-ignored, but git
+    checks out whatever a remote tracks there, and a pushed `locks/git.lock -> ~/.bashrc` must never be
+    truncated nor written through. Each holder writes its PID and a token of its own into the file, so a
+    waiter tells a queue that moves (many writers, a slow machine) from a holder that is stuck.
+    """
+    fd = _open_lock(lock_path)
     try:
-        deadline = time.monotonic() + timeout
-        delay = 0.002
+        seen, since, delay = b"", time.monotonic(), 0.002
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -126,18 +133,62 @@ def locked(lock_path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[N
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                     raise
-                if time.monotonic() > deadline:
-                    raise MemError(
-                        f"timed out after {timeout:.0f}s waiting for {lock_path}: another mem process "
-                        "is writing; try again, or run `mem doctor` if none is running"
-                    ) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
+            holder = os.pread(fd, 128, 0)
+            if holder != seen:  # the lock changed hands: the queue moves, so wait on
+                seen, since = holder, time.monotonic()
+            elif time.monotonic() - since > timeout:
+                pid = holder.split(b" ")[0].decode("ascii", "replace").strip() or "another process"
+                raise MemError(
+                    f"timed out after {timeout:.0f}s waiting for {lock_path}: process {pid} has held it all that "
+                    "time without letting go; if it is stuck, stop it (`kill PID`), then try again"
+                ) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
         os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        os.pwrite(fd, f"{os.getpid()} {secrets.token_hex(8)}\n".encode(), 0)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the flock
+
+
+def _open_lock(lock_path: Path) -> int:
+    """The lock file, created if missing, opened without following a link at `.cache/`, `locks/` or the file."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    folder = os.open(lock_path.parent.parent.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for below in (lock_path.parent.parent, lock_path.parent):
+            name = below.name
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o755, dir_fd=folder)
+            try:
+                inner = os.open(name, flags, dir_fd=folder)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                raise _not_plain(below) from None
+            os.close(folder)
+            folder = inner
+        try:
+            fd = os.open(lock_path.name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=folder)
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.EISDIR):
+                raise
+            raise _not_plain(lock_path) from None
+    finally:
+        os.close(folder)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        raise _not_plain(lock_path)
+    return fd
+
+
+def _not_plain(path: Path) -> MemError:
+    return MemError(
+        f"{path} is a link or not a plain {'file' if path.suffix == '.lock' else 'folder'} (did a remote or a "
+        f"clone put it there? .cache/ is never committed): memfiles never opens a lock through a link; nothing "
+        f"was written. Remove it (rm {path}; `mem doctor` lists what git tracks under .cache/) and try again"
+    )
 
 
 def scope_lock(paths: Paths, scope: Scope) -> contextlib.AbstractContextManager[None]:

@@ -1,15 +1,22 @@
 """Everything memfiles does with git: the only module that runs git or imports GitPython.
 
-Every command is git's own command line run through GitPython (`git.Repo(root).git.<command>(…)`),
-so git writes its own objects, honours the user's settings (signing, filters, shared repositories)
-and runs its own maintenance after a commit. GitPython is imported on first use, in `_gitpython`:
-the read-only commands (recall, render, lint, show) import modules that import this one, and must
-never load git.
+Every command is git's own command line run through GitPython (`git.Git(root).<command>(…)`), so git
+writes its own objects, honours the user's settings (identity, filters, shared repositories) and runs its
+own maintenance after a commit. GitPython is imported on first use, in `_gitpython`: the read-only
+commands (recall, render, lint, show) import modules that import this one, and must never load git.
+
+A home's content arrives from elsewhere (a remote, a clone, a project's `.mem/`), so no git call lets it
+choose what runs (docs/SECURITY.md): every call names the repository (`--git-dir=<root>/.git
+--work-tree=<root>`, `<root>/.git` a real folder, never a link or a `gitdir:` file, and never the folder
+itself taken as a git directory), overrides the GIT_DIR-like variables a git hook exports, and runs with
+`_SAFE_CONFIG`: no hooks (`--no-verify` skips only two of them), no fsmonitor command, no signing program,
+no `ext::` transport, and the MEMORY.md merge driver pinned to `mem merge-driver`.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +36,25 @@ _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}  # a path is a name, never a glob
 # the given paths alone; no hooks (mem's own commits); the message exactly as written
 _COMMIT_ONLY = ("--only", "--quiet", "--no-verify", "--cleanup=verbatim")
 _PATHS_PER_CALL = 200
+MERGE_DRIVER = "mem merge-driver %O %A %B %P"
+MERGE_DRIVER_NAME = "memfiles fact-aware MEMORY.md merge"
+# `git -c` settings on every call (git help config): what would otherwise run a program a home's content,
+# or a folder shaped like a git directory, could name.
+_SAFE_CONFIG = (
+    "core.hooksPath=/dev/null",  # no hook at all (pre-commit, post-commit, post-merge, reference-transaction…)
+    "core.fsmonitor=false",  # no fsmonitor hook command
+    "commit.gpgSign=false",  # no signing program (gpg.program) on mem's commits and merges
+    "tag.gpgSign=false",
+    "push.gpgSign=false",
+    "protocol.ext.allow=never",  # no `ext::COMMAND` remote
+    "core.pager=cat",
+    "core.editor=true",
+    "sequence.editor=true",
+    f"merge.mem.name={MERGE_DRIVER_NAME}",
+    f"merge.mem.driver={MERGE_DRIVER}",  # whatever .git/config says: MEMORY.md merges with mem
+)
+# What a git hook exports to its children (and what would point git elsewhere), named again for the home.
+_REPOSITORY_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
 
 
 def _gitpython() -> ModuleType:
@@ -44,14 +70,47 @@ def _gitpython() -> ModuleType:
     return git
 
 
-def _repo(root: Path) -> git.Repo:
-    """The repository whose work tree is `root`."""
-    library = _gitpython()
+def git_dir(root: Path) -> Path:
+    """`root`'s own git folder, `<root>/.git`: GitError unless it is a real folder (not a link, not a file).
+
+    A `.git` link or `gitdir:` file would let the home's content choose the repository git opens, and
+    a folder shaped like a git directory (HEAD, objects/, refs/, config) is never taken as one.
+    """
+    folder = root / ".git"
     try:
-        repo: git.Repo = library.Repo(root)
-    except (library.InvalidGitRepositoryError, library.NoSuchPathError):
+        mode = os.lstat(folder).st_mode
+    except (FileNotFoundError, NotADirectoryError):
         raise GitError(f"{root} is not a git repository; create a memory home there with `mem init`") from None
-    return repo
+    if not stat.S_ISDIR(mode):
+        what = "a link" if stat.S_ISLNK(mode) else "not a folder"
+        raise GitError(
+            f"{folder} is {what}: a memory home keeps its own git folder in {folder}, and memfiles runs git in "
+            f"no other; make the home a repository of its own (mem init NEW_PATH, then copy its files over)"
+        )
+    return folder
+
+
+def _environment(root: Path | None) -> dict[str, str]:
+    """The variables every git call gets: the repository named again (a hook's GIT_DIR… never leaks in), and
+    no `-c` settings or GIT_CONFIG_COUNT pairs inherited from a calling git."""
+    env = {"GIT_CONFIG_PARAMETERS": "", "GIT_CONFIG_COUNT": "0", "GIT_ALTERNATE_OBJECT_DIRECTORIES": ""}
+    if root is None:
+        return env
+    folder = str(root / ".git")
+    paths = (folder, str(root), os.path.join(folder, "index"), os.path.join(folder, "objects"), folder)
+    return {**env, **dict(zip(_REPOSITORY_VARIABLES, paths, strict=True))}
+
+
+def _runner(root: Path | None, where: Path | None = None) -> git.Git:
+    """A GitPython command runner for the repository at `root` (None: no repository, e.g. `git clone`)."""
+    library = _gitpython()
+    runner: git.Git = library.Git(where or root)
+    options: dict[str, object] = {"c": list(_SAFE_CONFIG)}
+    if root is not None:
+        options = {"git_dir": str(git_dir(root)), "work_tree": str(root), **options}
+    runner.set_persistent_git_options(**options)
+    runner.update_environment(**_environment(root))
+    return runner
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +162,7 @@ def _run(
     binary: bool = False,
 ) -> _Done:
     """Run a git command in the repository at `root`."""
-    return _call(_repo(root).git, root, command, *args, env=env, stdin=stdin, check=check, binary=binary)
+    return _call(_runner(root), root, command, *args, env=env, stdin=stdin, check=check, binary=binary)
 
 
 def _failure(root: Path, command: str, done: _Done) -> str:
@@ -135,20 +194,25 @@ def identity_env(root: Path) -> dict[str, str]:
 
 
 def is_repo(root: Path) -> bool:
-    """Whether `root` is the top of a git work tree."""
-    return (root / ".git").exists()
+    """Whether `root` is the top of a git work tree of its own (`<root>/.git` a real folder, see `git_dir`)."""
+    try:
+        return stat.S_ISDIR(os.lstat(root / ".git").st_mode)
+    except OSError:
+        return False
 
 
 def init(root: Path, files: list[str], message: str) -> None:
     """Make `root` a git repository (if it is not one) and commit `files` as the first commit."""
     if not is_repo(root):
-        _call(_gitpython().Git(root), root, "init", "--quiet")
+        runner = _runner(None, root)
+        runner.update_environment(**_environment(root))  # GIT_DIR=<root>/.git: never a calling hook's repository
+        _call(runner, root, "init", "--quiet")
     commit(root, files, message)
 
 
 def set_config(root: Path, key: str, value: str) -> None:
-    """Set a repository-local git setting."""
-    _run(root, "config", key, value)
+    """Set a repository-local git setting (in `<root>/.git/config`, named)."""
+    _run(root, "config", "--file", str(git_dir(root) / "config"), key, value)
 
 
 def commit(root: Path, paths: list[str], message: str) -> bool:
@@ -160,8 +224,8 @@ def commit(root: Path, paths: list[str], message: str) -> bool:
     holds. A path that is neither on disk nor known to git (removed before it was ever committed) is
     left out. GitError with git's message if git fails; mem's paths are then unstaged again.
     """
-    repo = _repo(root)
-    wanted = _known(repo, root, sorted(set(paths)))
+    runner = _runner(root)
+    wanted = _known(runner, root, sorted(set(paths)))
     if not wanted:
         return False
     env = {**identity_env(root), **_LITERAL}
@@ -170,45 +234,43 @@ def commit(root: Path, paths: list[str], message: str) -> bool:
         listing.write_text("".join(f"{path}\0" for path in wanted), encoding="utf-8")
         note.write_text(message, encoding="utf-8")
         spec = (f"--pathspec-from-file={listing}", "--pathspec-file-nul")
-        _call(repo.git, root, "add", "--all", *spec, env=env)
+        _call(runner, root, "add", "--all", *spec, env=env)
         crash_point("mid-commit")  # mem's paths are staged; the commit is not made
-        done = _call(repo.git, root, "commit", *_COMMIT_ONLY, f"--file={note}", *spec, env=env, check=False)
+        done = _call(runner, root, "commit", *_COMMIT_ONLY, f"--file={note}", *spec, env=env, check=False)
         if done.status == 0:
             return True
-        if not _staged(repo, root, wanted):
+        if not _staged(runner, root, wanted):
             return False  # git had nothing to commit: the paths are as HEAD has them
-        _call(repo.git, root, "reset", "--quiet", *spec, env=_LITERAL, check=False)
+        _call(runner, root, "reset", "--quiet", *spec, env=_LITERAL, check=False)
     raise GitError(_failure(root, "commit", done))
 
 
-def _known(repo: git.Repo, root: Path, paths: list[str]) -> list[str]:
+def _known(runner: git.Git, root: Path, paths: list[str]) -> list[str]:
     """`paths` without those that are neither on disk nor in git's index (git refuses to add them)."""
     gone = [path for path in paths if not os.path.lexists(root / path)]
     if not gone:
         return paths
-    tracked = set(_call(repo.git, root, "ls-files", "-z").out.split("\0"))
+    tracked = set(_call(runner, root, "ls-files", "-z").out.split("\0"))
     return [path for path in paths if path not in gone or path in tracked]
 
 
-def _staged(repo: git.Repo, root: Path, paths: list[str]) -> bool:
+def _staged(runner: git.Git, root: Path, paths: list[str]) -> bool:
     """Whether the index holds any of `paths` otherwise than HEAD does."""
-    out = _call(repo.git, root, "diff", "--cached", "--name-only", "--no-renames", "-z").out
+    out = _call(runner, root, "diff", "--cached", "--name-only", "--no-renames", "-z").out
     return not set(paths).isdisjoint(out.split("\0"))
 
 
 def log(root: Path, path: str | None = None, limit: int = 50) -> list[dict[str, str]]:
     """Recent commits (newest first), optionally only those touching `path`."""
-    with _repo(root) as repo:  # closing it stops the `git cat-file` GitPython keeps running to read commits
-        found = repo.iter_commits(paths=path, max_count=limit) if path else repo.iter_commits(max_count=limit)
-        return [
-            {
-                "commit": item.hexsha,
-                "date": item.committed_datetime.isoformat(),
-                "author": f"{item.author.name} <{item.author.email}>",
-                "message": str(item.message).strip(),
-            }
-            for item in found
-        ]
+    spec = ("--", path) if path else ()
+    out = _run(root, "log", "-z", f"--max-count={limit}", "--format=%H%n%cI%n%an <%ae>%n%B", *spec, env=_LITERAL).out
+    entries = []
+    for record in out.split("\0"):
+        if not record.strip():
+            continue
+        commit, date, author, message = ([*record.split("\n", 3), ""])[:4]
+        entries.append({"commit": commit, "date": date, "author": author, "message": message.strip()})
+    return entries
 
 
 def changed_files(root: Path) -> list[tuple[str, str]]:
@@ -248,6 +310,11 @@ def _status_entries(out: str) -> list[tuple[str, str]]:
 def tracked(root: Path, relpath: str) -> bool:
     """Whether git's index holds `relpath`: git carries it to every clone, whatever .gitignore says."""
     return bool(_run(root, "ls-files", "-z", "--", relpath, env=_LITERAL).out)
+
+
+def tracked_under(root: Path, relpath: str) -> list[str]:
+    """Every path git's index holds at or under `relpath`."""
+    return sorted(name for name in _run(root, "ls-files", "-z", "--", relpath, env=_LITERAL).out.split("\0") if name)
 
 
 def files_containing(root: Path, text: str, relpath: str) -> list[str]:
@@ -297,7 +364,7 @@ def fsck(root: Path) -> str | None:
 
 def index_lock(root: Path) -> Path:
     """Where git keeps its index lock (left behind when a git process is killed mid-commit)."""
-    return Path(_repo(root).git_dir) / "index.lock"
+    return git_dir(root) / "index.lock"
 
 
 def export_history(root: Path) -> bytes:
@@ -331,9 +398,10 @@ def all_objects_text(root: Path) -> bytes:
 # --- sync (issue 6): fetch, merge, push and what they need to know -------------------------------
 
 
-def get_config(root: Path, key: str) -> str | None:
-    """A git setting as this repository sees it, or None when unset."""
-    found = _run(root, "config", "--get", key, check=False)
+def get_config(root: Path, key: str, local: bool = False) -> str | None:
+    """A git setting as this repository sees it (`local`: as its own .git/config has it), or None when unset."""
+    where = ["--file", str(git_dir(root) / "config")] if local else []
+    found = _run(root, "config", *where, "--get", key, check=False)
     return found.out.strip() if found.status == 0 else None
 
 
@@ -400,12 +468,50 @@ def fetch(root: Path, remote: str) -> None:
     _run(root, "fetch", "--quiet", "--prune", remote)
 
 
+def incoming(root: Path, ours: str, theirs: str) -> list[tuple[str, str]]:
+    """What `theirs` changed since its common ancestor with `ours`, as (new mode, path): `000000` for a removal,
+    `120000` a symbolic link, `160000` a submodule, `100644`/`100755` a file."""
+    out = _run(root, "diff", "--raw", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", f"{ours}...{theirs}").out
+    fields = out.split("\0")
+    found = []
+    for header, path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = header.lstrip(":").split()
+        if len(parts) >= 2 and path:
+            found.append((parts[1], path))
+    return found
+
+
+def tree(root: Path, commit: str) -> list[tuple[str, str]]:
+    """Every file `commit` holds, as (mode, path) like `incoming`."""
+    out = _run(root, "ls-tree", "-r", "-z", "--full-tree", commit).out
+    found = []
+    for entry in out.split("\0"):
+        header, _, path = entry.partition("\t")
+        parts = header.split()
+        if parts and path:
+            found.append((parts[0], path))
+    return found
+
+
+def blob(root: Path, commit: str, relpath: str) -> bytes | None:
+    """A file's bytes as `commit` has it, or None when it has no such file."""
+    done = _run(root, "cat-file", "blob", f"{commit}:{relpath}", check=False, binary=True)
+    return done.raw if done.status == 0 else None
+
+
 def merge(root: Path, ref: str, message: str) -> tuple[bool, str]:
-    """Merge `ref` into the current branch (configured merge drivers run); (clean, git's messages)."""
+    """Merge `ref` into the current branch (the `mem` merge driver runs), stopping before the merge commit
+    (`commit_everything` makes it) so what the merge made can be checked first; (clean, git's messages).
+    A fast-forward has no merge commit: HEAD moves to `ref` at once."""
     # --ff overrides a user's merge.ff=only/false: fast-forward when possible, else a merge commit.
-    options = ("--ff", "--no-edit", "--no-verify", "--no-stat", "-m", message)
+    options = ("--ff", "--no-commit", "--no-edit", "--no-verify", "--no-stat", "-m", message)
     done = _run(root, "merge", *options, ref, env=identity_env(root), check=False)
     return done.status == 0, (done.out + done.err).strip()
+
+
+def conclude_merge(root: Path) -> None:
+    """Make the merge commit of a merge that stopped before it (git's own message, naming the merged branch)."""
+    _run(root, "commit", "--quiet", "--no-verify", "--no-edit", env=identity_env(root))
 
 
 def merge_abort(root: Path) -> None:
@@ -439,7 +545,7 @@ def commit_everything(root: Path, message: str) -> bool:
 
 def clone(url: str, path: Path) -> None:
     """Clone `url` into `path` (which must not exist or be empty)."""
-    _call(_gitpython().Git(), Path.cwd(), "clone", "--quiet", "--", url, str(path))
+    _call(_runner(None, Path.cwd()), Path.cwd(), "clone", "--quiet", "--", url, str(path))
 
 
 def checkout_tracking(root: Path, remote: str, branch: str) -> None:
@@ -460,7 +566,7 @@ def merge_file(base: bytes, ours: bytes, theirs: bytes, labels: tuple[str, str, 
         folder = Path(tmp)
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
             (folder / name).write_bytes(data)
-        runner = _gitpython().Git(folder)  # no repository needed: git merges three files
+        runner = _runner(None, folder)  # no repository needed: git merges three files
         done = _call(
             runner,
             folder,
@@ -494,6 +600,5 @@ def removed_file(root: Path, relpath: str) -> tuple[str, bytes] | None:
 def commit_removal(root: Path, relpaths: list[str], message: str) -> None:
     """Commit the removal of tracked files already deleted from disk, even under an ignored folder (`git add`
     refuses those: `git commit --only` records their deletion alone). GitError if git fails."""
-    repo = _repo(root)
     env = {**identity_env(root), **_LITERAL}
-    _call(repo.git, root, "commit", *_COMMIT_ONLY, "-m", message, "--", *relpaths, env=env)
+    _call(_runner(root), root, "commit", *_COMMIT_ONLY, "-m", message, "--", *relpaths, env=env)
