@@ -1,6 +1,6 @@
 """`mem mcp`: a memory home served to assistants over the Model Context Protocol (stdio transport).
 
-Tools: remember, recall, record_episode, forget, show, each one call of the Python API (memfiles.api), so
+Tools: remember, recall, record_episode, forget, show, confirm, each one call of the Python API (memfiles.api), so
 the guard applies and every write is a commit, and what the assistant sees is the same escaped block as
 `mem recall`. A refused write is a tool error naming the rule (the protocol's way to say "not done"); an
 episode the guard quarantines is stored, so its result says so (`quarantined ID PATH: …`) and is no error.
@@ -58,6 +58,9 @@ DESCRIPTIONS = {
     "it is not recalled until a person accepts it.",
     "forget": "Forget a fact the user asked to forget: by id (see show), or every fact of a key.",
     "show": "List the current facts of a scope as JSON, with their ids and provenance.",
+    "confirm": "Confirm that a remembered fact is still true, when the user has just said so (for example "
+    "after you checked a fact marked 'possibly stale' with them): its last-confirmed date becomes today and "
+    "the mark goes. If the user says it is no longer true, remember the new value instead.",
 }
 # The tools' annotations are evaluated by the SDK from this module's globals (postponed annotations).
 ScopeArg = Annotated[
@@ -151,6 +154,12 @@ class Tools:
         gone = chosen.forget(id_or_key).facts
         return f"forgot {', '.join(f.id for f in gone)} ({gone[0].key}) from {chosen}; git history still holds them"
 
+    def confirm(self, key: str, scope: str | None = None) -> str:
+        """The user confirmed the key's current value is still true: `reinforced ID`, or a tool error."""
+        chosen = self.scope(scope)
+        outcome = _done(chosen.confirm(key, ref=MCP_REF))
+        return f"{outcome.line()} ({chosen} {key}): confirmed today, no longer possibly stale"
+
     def show(self, scope: str | None = None) -> str:
         """The scope's current facts (active and conflicts) as JSON, with the ids `forget` takes."""
         chosen = self.scope(scope)
@@ -185,7 +194,7 @@ def _load_sdk() -> Any:
 
 
 def build_server(tools: Tools) -> MCPServer[Any]:
-    """An MCPServer with the five tools; memfiles errors become tool errors with their message."""
+    """An MCPServer with the six tools; memfiles errors become tool errors with their message."""
     mcp_server, tool_error = _load_sdk()
     server: MCPServer[Any] = mcp_server("memfiles", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
@@ -256,6 +265,16 @@ def build_server(tools: Tools) -> MCPServer[Any]:
     def show(scope: ScopeArg = None) -> str:
         try:
             return tools.show(scope)
+        except MemError as exc:
+            raise tool_error(str(exc)) from None
+
+    @server.tool(description=DESCRIPTIONS["confirm"], structured_output=False)
+    def confirm(
+        key: Annotated[str, Field(description="the key of the fact the user confirmed, e.g. plan_tier")],
+        scope: ScopeArg = None,
+    ) -> str:
+        try:
+            return tools.confirm(key, scope)
         except MemError as exc:
             raise tool_error(str(exc)) from None
 

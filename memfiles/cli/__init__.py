@@ -8,7 +8,7 @@ from __future__ import annotations
 
 # Each import registers its module's commands on the app; their order is the order of `mem --help`.
 # isort: off
-from memfiles.cli import init, facts, episodes, capture, reading, lint, consolidate, sync, transfer, doctor, ui  # noqa: F401
+from memfiles.cli import init, facts, stale, episodes, capture, reading, lint, consolidate, sync, transfer, doctor, ui  # noqa: F401
 
 # isort: on
 from memfiles.cli.app import app

@@ -71,6 +71,7 @@ class Plan:
     changes: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    possibly_stale: list[str] = field(default_factory=list)  # ids proposed for expiry, never expired here
     files: FileChanges | None = None
     dry_run: bool = False
     extractor: str | None = None
@@ -92,6 +93,7 @@ class Plan:
             "changes": list(self.changes),
             "refusals": list(self.refused),
             "notes": list(self.notes),
+            "possibly_stale": list(self.possibly_stale),
             "written": [relpath for _p, relpath, _d in self.files.writes] if self.files else [],
             "removed": [relpath for _p, relpath in self.files.removes] if self.files else [],
         }
@@ -123,9 +125,23 @@ def plan(
     if answer is not None:
         _apply_answer(facts, answer, result.pending, config, now, result)
     result.summary.episodes = len(pending)
+    _propose_expiry(facts, config, now, result)
     _count(before, facts, result)
     result.files = _files(files, facts, pending, now, older_than_days, result)
     return result
+
+
+def _propose_expiry(facts: list[Fact], config: Config, now: When, plan: Plan) -> None:
+    """Possibly stale facts (FORMAT.md, "Staleness") are proposed for expiry, never expired: a person decides."""
+    from memfiles.recall.stale import confirmed, stale_facts
+
+    for fact in stale_facts(facts, config.stale_after(), now):
+        plan.possibly_stale.append(fact.id)
+        plan.notes.append(
+            f"possibly stale {fact.id} {fact.key} {_quote(fact.value)}: last confirmed {clock.day(confirmed(fact))}"
+            f" ([stale_after_days] {fact.subject} = {config.stale_days(fact.subject)}); propose expiring it:"
+            f" `mem expire {fact.id}`, or `mem confirm {fact.key}` if it is still true"
+        )
 
 
 def _supersede(fact: Fact, status: Status, end: When, by: str | None, reason: str) -> None:
