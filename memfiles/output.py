@@ -345,11 +345,12 @@ def consolidated(results: list[Consolidation], as_json: bool) -> None:
         if r.refusals and r.changed:
             done = "planned" if r.dry_run else "applied"
             line(f"  {len(r.refusals)} refused; the valid, guarded rest was {done}")
-    columns = ["scope", "episodes", "expired", "superseded", "added", "reinforced", "conflicts", "refused"]
+    columns = ["scope", "episodes", "expired", "superseded", "added", "reinforced", "proposed", "conflicts", "refused"]
     columns += ["compressed", "bytes before → after"]
     rows = []
     for r in results:
-        counts = [r.episodes, r.expired, r.superseded, r.added, r.reinforced, r.conflicts, r.refused, r.compressed]
+        counts = [r.episodes, r.expired, r.superseded, r.added, r.reinforced, r.proposed, r.conflicts, r.refused]
+        counts.append(r.compressed)
         rows.append([r.scope, *map(str, counts), f"{r.bytes_before:,} → {r.bytes_after:,}"])
     table("consolidation" + (" (dry run)" if any(r.dry_run for r in results) else ""), columns, rows)
 

@@ -212,6 +212,7 @@ class Consolidation(BaseModel):
     superseded: int
     added: int
     reinforced: int
+    proposed: int = 0
     conflicts: int
     refused: int
     compressed: int
