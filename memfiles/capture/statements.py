@@ -42,7 +42,8 @@ _CLAUSES = re.compile(r",?\s+(?:and|but|so|also|plus)\s+" + _OPENS + r"|,\s+" + 
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|would|could|should|might|maybe|perhaps|wish|hope|hoping|suppose|imagine|pretend|someday|"
     r"used to|when i was|thinking (?:about|of)|considering|going to|gonna|wanna|want to be|plan to|planning|"
-    r"tried|trying to be|pretending|dream|sometimes|might be|probably|guess|think)\b",
+    r"tried|trying to be|pretending|dream|sometimes|might be|probably|guess|think|back then|growing up|as a kid|"
+    r"when (?:i|he|she|we|they|it) (?:was|were))\b",
     re.I,
 )
 _NEGATION = re.compile(r"\b(?:not|never|no longer|no|nor|neither|without)\b|n['’]t\b", re.I)
