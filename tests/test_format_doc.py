@@ -36,6 +36,5 @@ def test_every_setting_is_documented() -> None:
             section = line
         elif "=" in line and not line.startswith("#"):
             name = line.split("=")[0].strip()
-            by_subject = section in ("[ttl]", "[stale_after_days]")
-            wanted = f"`{section} {name}`" if not by_subject else f"`{section} <subject>`"
+            wanted = f"`{section} {name}`" if section != "[ttl]" else "`[ttl] <subject>`"
             assert wanted in text, f"FORMAT.md does not document {wanted}"

@@ -106,11 +106,9 @@ def test_mem_stale_lists_them_least_recently_confirmed_first(home: Path) -> None
 def test_stale_after_days_in_mem_toml_sets_each_subject(home: Path) -> None:
     seed()
     toml = home / "mem.toml"
-    toml.write_text(
-        toml.read_text(encoding="utf-8").replace("account_state = 30", "account_state = 0"), encoding="utf-8"
-    )
+    assert "\n# [stale_after_days]\n# user_preference = 365" in toml.read_text(encoding="utf-8")  # mem init's
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n[stale_after_days]\naccount_state = 0\n", encoding="utf-8")
     assert "possibly stale" not in mem("render", "-u", "alice")
-    toml.write_text(toml.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     (home / "mem.local.toml").write_text("[stale_after_days]\nuser_preference = 10\n", encoding="utf-8")
     assert "possibly stale" in fact_line(mem("render", "-u", "alice"), "notification_channel")
     (home / "mem.local.toml").write_text("[stale_after_days]\nhobby = 10\n", encoding="utf-8")

@@ -122,9 +122,7 @@ def transcript(path: Path) -> str:
 
 def enable(home: Path) -> None:
     toml = home / "mem.toml"
-    toml.write_text(
-        toml.read_text(encoding="utf-8").replace("propose_facts = false", "propose_facts = true"), encoding="utf-8"
-    )
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n[capture]\npropose_facts = true\n", encoding="utf-8")
 
 
 def test_a_replayed_session_proposes_diet_and_channel_and_accepting_supersedes_sms(home: Path, tmp_path: Path) -> None:

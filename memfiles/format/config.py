@@ -56,21 +56,6 @@ constraint = 0  # constraints last until changed
 past_action = 0  # what happened stays true
 goal = 180  # goals are reviewed twice a year
 
-[stale_after_days]
-# Days after a fact was last confirmed (said again, or `mem confirm KEY`) at which recall and render
-# mark it "possibly stale" so the agent checks before acting on it (0 = never). Nothing changes a file.
-user_preference = 365  # preferences drift over a year
-user_attribute = 730  # identity (name, languages, time zone) rarely changes
-account_state = 30  # plan tiers, balances and orders change month to month
-constraint = 180  # constraints are worth checking twice a year
-past_action = 0  # what happened stays true
-goal = 60  # plans move faster than they expire
-
-[capture]
-# Propose facts the user stated about themselves (diet, contact channel, time zone, ...) from each
-# captured session, found by memfiles' own rules (no model): they wait as `proposed` for `mem review`.
-propose_facts = false
-
 [consolidate]
 # The extractor command is never read from this file (it would run on every machine that syncs
 # it): name it in mem.local.toml, this machine's settings, or pass --extractor.
@@ -93,6 +78,23 @@ ranking = "hybrid"
 # [guard]
 # episodes = "refuse"
 # [semantic] model and tokenizer (files of another embedding model) too: a synced file names no model.
+
+# The sections below are written as comments, with their defaults, so that older versions of mem (which
+# stop at a section they do not know) still read this home; remove the leading "# " to change one.
+# [stale_after_days]: days after a fact was last confirmed (said again, or `mem confirm KEY`) at which
+# recall and render mark it "possibly stale", so the agent checks it before acting on it (0 = never).
+# [stale_after_days]
+# user_preference = 365  # preferences drift over a year
+# user_attribute = 730  # identity (name, languages, time zone) rarely changes
+# account_state = 30  # plan tiers, balances and orders change month to month
+# constraint = 180  # constraints are worth checking twice a year
+# past_action = 0  # what happened stays true
+# goal = 60  # plans move faster than they expire
+# [capture] propose_facts: also propose the facts the user stated about themselves (diet, contact
+# channel, time zone, ...) in each captured session, found by memfiles' own rules (no model); they wait
+# as `proposed` for `mem review`.
+# [capture]
+# propose_facts = true
 """
 
 # Written by `mem init` beside mem.toml, and never committed (.gitignore): every line a comment.
