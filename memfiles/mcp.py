@@ -57,7 +57,8 @@ DESCRIPTIONS = {
     "role-labelled transcript (User: / Assistant: lines). Instruction-shaped text is stored but quarantined: "
     "it is not recalled until a person accepts it.",
     "forget": "Forget a fact the user asked to forget: by id (see show), or every fact of a key.",
-    "show": "List the current facts of a scope as JSON, with their ids and provenance.",
+    "show": "List the current facts of a scope as JSON, with their ids and provenance; a fact not confirmed for "
+    "long is marked possibly_stale.",
     "confirm": "Confirm that a remembered fact is still true, when the user has just said so (for example "
     "after you checked a fact marked 'possibly stale' with them): its last-confirmed date becomes today and "
     "the mark goes. If the user says it is no longer true, remember the new value instead.",
@@ -163,7 +164,13 @@ class Tools:
     def show(self, scope: str | None = None) -> str:
         """The scope's current facts (active and conflicts) as JSON, with the ids `forget` takes."""
         chosen = self.scope(scope)
-        shown = [f.model_dump(mode="json", exclude_none=True) for f in chosen.show()]
+        stale = {s.id: s.model_dump(mode="json")["last_confirmed"] for s in chosen.stale()}
+        shown = []
+        for fact in chosen.show():
+            data = fact.model_dump(mode="json", exclude_none=True)
+            if fact.id in stale:  # not confirmed within [stale_after_days]: check it with the user (then `confirm`)
+                data["possibly_stale"] = f"last confirmed {stale[fact.id]}"
+            shown.append(data)
         return json.dumps({"scope": str(chosen), "facts": shown}, ensure_ascii=False, indent=1)
 
 

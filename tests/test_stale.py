@@ -137,5 +137,8 @@ def test_the_mcp_confirm_tool_clears_the_mark(home: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("MEM_NOW", LATER)
     tools = Tools(open_home(home), user="alice")
     assert MARK in tools.recall("plan tier")
+    shown = {f["key"]: f.get("possibly_stale") for f in json.loads(tools.show())["facts"]}
+    assert shown == {"notification_channel": None, "plan_tier": "last confirmed 2026-01-05"}
     assert tools.confirm("plan_tier").startswith("reinforced f-")
     assert "possibly stale" not in tools.recall("plan tier")
+    assert all("possibly_stale" not in f for f in json.loads(tools.show())["facts"])

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import memfiles
@@ -76,6 +78,15 @@ def test_each_class_of_statement_lands_on_its_key(said: str, found: list[tuple[s
 )
 def test_what_is_not_an_explicit_present_first_person_statement_proposes_nothing(said: str) -> None:
     assert from_text(said) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("I'm a vegan, my name is Ann. I live in Oslo? not if \"\n")), max_size=120)
+)
+def test_every_proposal_quotes_a_clause_of_what_was_said(said: str) -> None:
+    for proposal in from_text(said):
+        assert proposal.evidence in said and "?" not in proposal.evidence and '"' not in proposal.evidence
 
 
 def test_user_words_are_the_users_lines_never_the_agents_prose() -> None:
