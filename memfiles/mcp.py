@@ -1,6 +1,6 @@
 """`mem mcp`: a memory home served to assistants over the Model Context Protocol (stdio transport).
 
-Tools: remember, recall, record_episode, forget, show, each one call of the Python API (memfiles.api), so
+Tools: remember, recall, record_episode, forget, show, confirm, each one call of the Python API (memfiles.api), so
 the guard applies and every write is a commit, and what the assistant sees is the same escaped block as
 `mem recall`. A refused write is a tool error naming the rule (the protocol's way to say "not done"); an
 episode the guard quarantines is stored, so its result says so (`quarantined ID PATH: …`) and is no error.
@@ -57,7 +57,11 @@ DESCRIPTIONS = {
     "role-labelled transcript (User: / Assistant: lines). Instruction-shaped text is stored but quarantined: "
     "it is not recalled until a person accepts it.",
     "forget": "Forget a fact the user asked to forget: by id (see show), or every fact of a key.",
-    "show": "List the current facts of a scope as JSON, with their ids and provenance.",
+    "show": "List the current facts of a scope as JSON, with their ids and provenance; a fact not confirmed for "
+    "long is marked possibly_stale.",
+    "confirm": "Confirm that a remembered fact is still true, when the user has just said so (for example "
+    "after you checked a fact marked 'possibly stale' with them): its last-confirmed date becomes today and "
+    "the mark goes. If the user says it is no longer true, remember the new value instead.",
 }
 # The tools' annotations are evaluated by the SDK from this module's globals (postponed annotations).
 ScopeArg = Annotated[
@@ -153,10 +157,22 @@ class Tools:
         gone = chosen.forget(id_or_key).facts
         return f"forgot {', '.join(f.id for f in gone)} ({gone[0].key}) from {chosen}; git history still holds them"
 
+    def confirm(self, key: str, scope: str | None = None) -> str:
+        """The user confirmed the key's current value is still true: `reinforced ID`, or a tool error."""
+        chosen = self.scope(scope)
+        outcome = _done(chosen.confirm(key, ref=MCP_REF))
+        return f"{outcome.line()} ({chosen} {key}): confirmed today, no longer possibly stale"
+
     def show(self, scope: str | None = None) -> str:
         """The scope's current facts (active and conflicts) as JSON, with the ids `forget` takes."""
         chosen = self.scope(scope)
-        shown = [f.model_dump(mode="json", exclude_none=True) for f in chosen.show()]
+        stale = {s.id: s.model_dump(mode="json")["last_confirmed"] for s in chosen.stale()}
+        shown = []
+        for fact in chosen.show():
+            data = fact.model_dump(mode="json", exclude_none=True)
+            if fact.id in stale:  # not confirmed within [stale_after_days]: check it with the user (then `confirm`)
+                data["possibly_stale"] = f"last confirmed {stale[fact.id]}"
+            shown.append(data)
         return json.dumps({"scope": str(chosen), "facts": shown}, ensure_ascii=False, indent=1)
 
 
@@ -187,7 +203,7 @@ def _load_sdk() -> Any:
 
 
 def build_server(tools: Tools) -> MCPServer[Any]:
-    """An MCPServer with the five tools; memfiles errors become tool errors with their message."""
+    """An MCPServer with the six tools; memfiles errors become tool errors with their message."""
     mcp_server, tool_error = _load_sdk()
     server: MCPServer[Any] = mcp_server("memfiles", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
@@ -258,6 +274,16 @@ def build_server(tools: Tools) -> MCPServer[Any]:
     def show(scope: ScopeArg = None) -> str:
         try:
             return tools.show(scope)
+        except MemError as exc:
+            raise tool_error(str(exc)) from None
+
+    @server.tool(description=DESCRIPTIONS["confirm"], structured_output=False)
+    def confirm(
+        key: Annotated[str, Field(description="the key of the fact the user confirmed, e.g. plan_tier")],
+        scope: ScopeArg = None,
+    ) -> str:
+        try:
+            return tools.confirm(key, scope)
         except MemError as exc:
             raise tool_error(str(exc)) from None
 

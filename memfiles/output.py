@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         LogEntry,
         RecallItem,
         RecallResult,
+        StaleFact,
         SyncReport,
         WrittenInto,
     )
@@ -351,11 +352,12 @@ def consolidated(results: list[Consolidation], as_json: bool) -> None:
         if r.refusals and r.changed:
             done = "planned" if r.dry_run else "applied"
             line(f"  {len(r.refusals)} refused; the valid, guarded rest was {done}")
-    columns = ["scope", "episodes", "expired", "superseded", "added", "reinforced", "conflicts", "refused"]
+    columns = ["scope", "episodes", "expired", "superseded", "added", "reinforced", "proposed", "conflicts", "refused"]
     columns += ["compressed", "bytes before → after"]
     rows = []
     for r in results:
-        counts = [r.episodes, r.expired, r.superseded, r.added, r.reinforced, r.conflicts, r.refused, r.compressed]
+        counts = [r.episodes, r.expired, r.superseded, r.added, r.reinforced, r.proposed, r.conflicts, r.refused]
+        counts.append(r.compressed)
         rows.append([r.scope, *map(str, counts), f"{r.bytes_before:,} → {r.bytes_after:,}"])
     table("consolidation" + (" (dry run)" if any(r.dry_run for r in results) else ""), columns, rows)
 
@@ -383,6 +385,31 @@ def resolved(keep: str, ended: list[Fact], as_json: bool) -> None:
         emit_json({"kept": keep, "superseded": [f.id for f in ended]})
     else:
         line(f"kept {keep}; superseded {', '.join(f.id for f in ended) or 'nothing'}")
+
+
+def stale(title: str, found: list[StaleFact], as_json: bool) -> None:
+    """`mem stale`: current facts not confirmed within their subject's [stale_after_days], and how to settle them."""
+    if as_json:
+        emit_json([s.to_dict() for s in found])
+        return
+    if not found:
+        line(f"{title}: nothing possibly stale")
+        return
+    columns = ["id", "key", "value", "subject", "last confirmed", "days", "after"]
+    rows = [
+        [s.id, s.key, s.value, s.subject, str(clock.day(s.last_confirmed)), str(s.days_since), str(s.stale_after_days)]
+        for s in found
+    ]
+    table(f"{title} possibly stale", columns, rows)
+    line("still true: `mem confirm KEY`; no longer true: `mem expire ID`")
+
+
+def expired(fact: Fact, as_json: bool) -> None:
+    """What `mem expire` ended."""
+    if as_json:
+        emit_json(fact.to_dict())
+    else:
+        line(f"expired {fact.id} ({fact.key}): {fact.reason}")
 
 
 def forgotten(gone: Forgotten, as_json: bool) -> None:

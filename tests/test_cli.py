@@ -203,6 +203,7 @@ def test_commands_that_only_read_never_import_git(alice: Path) -> None:
         ["show", "-u", "alice"],
         ["history", "plan_tier", "-u", "alice"],
         ["review", "-u", "alice"],
+        ["stale", "-u", "alice"],
         ["export"],
     ]
     for argv in reads:

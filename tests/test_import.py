@@ -77,7 +77,8 @@ def test_mem0_memories_arrive_proposed_with_their_dates(home: Path, tmp_path: Pa
     alice = memfiles.open_home(home).user("alice")
     assert alice.show() == []  # nothing active until a person accepts
     waiting = {f.value: f for f in alice.review()}
-    assert set(waiting) == {"Prefers window seats on long flights", "Is allergic to peanuts"}
+    assert set(waiting) == {"Prefers window seats on long flights", "peanuts"}
+    assert (waiting["peanuts"].key, waiting["peanuts"].subject) == ("allergies", "constraint")  # the key vocabulary
     seat = waiting["Prefers window seats on long flights"]
     assert seat.key == "note.prefers_window_seats_on_long_flights" and seat.source == "import"
     assert seat.source_ref == f"mem0 {path} id m-1" and str(seat.stated_at).startswith("2026-05-02")

@@ -21,7 +21,7 @@ from memfiles.mcp import Tools
 
 HAVE_MCP = importlib.util.find_spec("mcp") is not None and importlib.util.find_spec("mcp.server.mcpserver") is not None
 needs_mcp = pytest.mark.skipif(not HAVE_MCP, reason="the mcp>=2 SDK is not installed (pip install -e '.[dev]')")
-TOOLS = ["forget", "recall", "record_episode", "remember", "show"]
+TOOLS = ["confirm", "forget", "recall", "record_episode", "remember", "show"]
 
 
 def mem_command() -> list[str]:

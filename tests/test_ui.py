@@ -204,6 +204,27 @@ def test_accept_reject_resolve_and_forget_are_one_commit_each(built: Home) -> No
     assert "Toronto" in memory and "onerror" not in memory
 
 
+def test_a_possibly_stale_fact_is_marked_and_settled_by_its_buttons(built: Home) -> None:
+    test, _ = client(built)
+    alice = built.user("alice")
+    alice.add("balance_tier", "gold", subject="account_state", at="2020-01-01")
+    alice.add("seat", "aisle", subject="account_state", at="2020-01-01")
+    page = test.get(ALICE).text
+    assert "possibly stale (last confirmed <time>2020-01-01</time>)" in page and "Still true" in page
+    token, start = csrf_of(page), len(commits(built.root))
+
+    assert test.post(f"{ALICE}/confirm", data={"key": "balance_tier", "csrf": token}).status_code == 303
+    mine = ("balance_tier", "seat")
+    assert [s.key for s in alice.stale() if s.key in mine] == ["seat"]  # confirmed today: no longer stale
+    seat = next(f for f in alice.show() if f.key == "seat")
+    assert test.post(f"{ALICE}/expire", data={"id": seat.id, "csrf": token}).status_code == 303
+    assert all(f.key != "seat" for f in alice.show()) and not [s for s in alice.stale() if s.key in mine]
+    balance = next(f for f in alice.show() if f.key == "balance_tier")
+    row = test.get(ALICE).text.split(f'data-fact="{balance.id}"')[1].split("</tr>")[0]
+    assert "possibly stale" not in row and "Still true" not in row
+    assert len(commits(built.root)) == start + 2
+
+
 def test_a_quarantined_episode_is_rejected_in_one_commit(built: Home) -> None:
     test, _ = client(built)
     alice = built.user("alice")

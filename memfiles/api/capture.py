@@ -10,6 +10,7 @@ the hook form is also written to the home's `.cache/capture.log`, which `mem doc
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -126,9 +127,29 @@ def capture(
     except HandEditError as exc:
         return Captured(outcome=None, skipped=str(exc), kept=exc.kept, **base)
     done = Captured(outcome=outcome, replaced=replaced, **base)
+    if scope.home.config.capture.propose_facts and outcome.kind in ("recorded", "exists"):
+        done = _stated(scope, done, [p.text for p in found.prompts], made.started)
     if extract and outcome.kind in ("recorded", "quarantined", "exists"):
         return _extract(scope, done)
     return done
+
+
+def _stated(scope: ScopeHandle, done: Captured, prompts: list[str], at: datetime | None) -> Captured:
+    """`[capture] propose_facts`: the facts the user stated about themselves in their prompts, as `proposed`."""
+    from memfiles import clock
+    from memfiles.capture.secrets import mask
+    from memfiles.capture.statements import from_turns
+    from memfiles.ops import capture_extract
+
+    found = from_turns(mask(text)[0] for text in prompts)
+    if not found:
+        return done
+    assert done.outcome is not None and done.outcome.episode_id is not None
+    when = clock.parse_when(at.replace(microsecond=0)) if at else clock.now()
+    proposed = capture_extract.statements(
+        scope.home.paths, scope.home.config, scope.scope, done.outcome.episode_id, when, found
+    )
+    return done.model_copy(update={"proposed": [*done.proposed, *proposed]})
 
 
 def _save(scope: ScopeHandle, made: Draft) -> tuple[Outcome, list[str]]:

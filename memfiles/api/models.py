@@ -64,6 +64,7 @@ class RecallItem(BaseModel):
     episode: Episode | None = None
     why: str
     tokens: int  # the estimated size of its line in the block
+    possibly_stale: When | None = None  # a fact not confirmed within [stale_after_days]: when it last was
 
     @classmethod
     def of(cls, item: Item, multi_scope: bool) -> RecallItem:
@@ -95,15 +96,19 @@ class RecallItem(BaseModel):
             episode=item.episode,
             why=item.why(),
             tokens=estimate_tokens(item_line(item, multi_scope) + "\n"),
+            possibly_stale=item.stale,
         )
 
     def to_dict(self) -> dict[str, Any]:
         """The item as `mem recall --format json` prints it: its record's fields, then its scores."""
+        from memfiles import clock
+
         out: dict[str, Any] = {"kind": self.kind, "scope": self.scope}
         if self.episode is not None:
             out.update(self.episode.to_dict())
         elif self.kind == "fact":
             out.update(self.facts[0].to_dict())
+            out["possibly_stale"] = None if self.possibly_stale is None else clock.iso(self.possibly_stale)
         else:
             out.update(key=self.facts[0].key, ids=[f.id for f in self.facts], facts=[f.to_dict() for f in self.facts])
         out["scope"] = self.scope
@@ -113,6 +118,45 @@ class RecallItem(BaseModel):
                 scores[name] = round(value, 2 if name == "age_days" else 4)
         out.update(scores)
         return out
+
+
+class StaleFact(BaseModel):
+    """A current fact not confirmed within its subject's `[stale_after_days]` (FORMAT.md, "Staleness")."""
+
+    model_config = _FROZEN
+
+    scope: str
+    id: str
+    key: str
+    value: str
+    subject: str
+    status: str
+    last_confirmed: When
+    days_since: int
+    stale_after_days: int
+    fact: Fact
+
+    @classmethod
+    def of(cls, scope: str, fact: Fact, last: When, days: int, as_of: When) -> StaleFact:
+        from memfiles import clock
+
+        since = (clock.day(as_of) - clock.day(last)).days
+        return cls(
+            scope=scope,
+            id=fact.id,
+            key=fact.key,
+            value=fact.value,
+            subject=fact.subject,
+            status=fact.status,
+            last_confirmed=last,
+            days_since=since,
+            stale_after_days=days,
+            fact=fact,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """As `mem stale --json` prints it: the fact's fields plus when it was last confirmed and how long ago."""
+        return self.model_dump(mode="json", exclude={"fact"})
 
 
 class RecallResult(BaseModel):
@@ -168,6 +212,7 @@ class Consolidation(BaseModel):
     superseded: int
     added: int
     reinforced: int
+    proposed: int = 0
     conflicts: int
     refused: int
     compressed: int
@@ -178,6 +223,7 @@ class Consolidation(BaseModel):
     notes: list[str]
     written: list[str]
     removed: list[str]
+    possibly_stale: list[str] = []  # ids of facts proposed for expiry (FORMAT.md, "Staleness"); none expired
 
     @property
     def changed(self) -> bool:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the result models load with the methods that make them: a w
         HeldEpisode,
         RecallKind,
         RecallResult,
+        StaleFact,
         WrittenInto,
     )
     from memfiles.format.model import Fact
@@ -104,6 +105,34 @@ class ScopeHandle:
         from memfiles.ops import writepath
 
         return [f for f in writepath.resolve(self.home.paths, self.scope, key, keep)]
+
+    def confirm(self, key: str, *, ref: str | None = None) -> Outcome:
+        """A person confirms the key's current value is still true (`mem confirm KEY`): `reinforced`, with
+        `last_confirmed` now, so it is no longer marked possibly stale; a refusal is returned, nothing written."""
+        from memfiles.ops import writepath
+
+        try:
+            return writepath.confirm(self.home.paths, self.home.config, self.scope, key, ref)
+        except RefusedError as exc:
+            return Outcome(kind="refused", scope=str(self.scope), key=key, rule=exc.rule, why=exc.why)
+
+    def expire(self, fact_id: str, *, reason: str = "no longer true (expired by person)") -> Fact:
+        """A person ends a current fact that is no longer true (`mem expire ID`): status `expired`, one commit."""
+        from memfiles.ops import writepath
+
+        return writepath.expire(self.home.paths, self.scope, fact_id, reason)
+
+    def stale(self, *, as_of: When | None = None) -> list[StaleFact]:
+        """Current facts not confirmed within their subject's `[stale_after_days]` (`mem stale`), least recently
+        confirmed first. Reads only; settle each with `confirm(key)` or `expire(id)`."""
+        from memfiles import clock
+        from memfiles.api.models import StaleFact
+        from memfiles.recall.stale import confirmed, stale_facts
+
+        moment = clock.parse_when(as_of) if as_of else clock.now()
+        days = self.home.settings.safe.stale_after()
+        found = stale_facts(read_memory(self.home.paths, self.scope).facts, days, moment)
+        return [StaleFact.of(str(self.scope), f, confirmed(f), days[f.subject], moment) for f in found]
 
     def review(self) -> list[Fact]:
         """Proposed facts waiting for a person (flagged episodes: `flagged()`)."""

@@ -34,6 +34,9 @@ def consolidate(
     One commit per scope. Episodes' `invalidates` supersede facts and their candidate `facts` go
     through the guarded write path, as does everything an extractor proposes: a refused value is
     reported (exit 1) and the valid rest applied. Running it twice changes nothing the second time.
+    Facts the user stated in an episode ("User: I'm vegetarian") are proposed for `mem review`; facts
+    not confirmed within [stale_after_days] are listed as possibly stale (`mem confirm` or `mem expire`
+    them), never expired by it.
 
     \b
     Examples:

@@ -82,6 +82,23 @@ ranking = "hybrid"
 # [guard]
 # episodes = "refuse"
 # [semantic] model and tokenizer (files of another embedding model) too: a synced file names no model.
+
+# The sections below are written as comments, with their defaults, so that older versions of mem (which
+# stop at a section they do not know) still read this home; remove the leading "# " to change one.
+# [stale_after_days]: days after a fact was last confirmed (said again, or `mem confirm KEY`) at which
+# recall and render mark it "possibly stale", so the agent checks it before acting on it (0 = never).
+# [stale_after_days]
+# user_preference = 365  # preferences drift over a year
+# user_attribute = 730  # identity (name, languages, time zone) rarely changes
+# account_state = 30  # plan tiers, balances and orders change month to month
+# constraint = 180  # constraints are worth checking twice a year
+# past_action = 0  # what happened stays true
+# goal = 60  # plans move faster than they expire
+# [capture] propose_facts: also propose the facts the user stated about themselves (diet, contact
+# channel, time zone, ...) in each captured session, found by memfiles' own rules (no model); they wait
+# as `proposed` for `mem review`.
+# [capture]
+# propose_facts = true
 """
 
 # Written by `mem init` beside mem.toml, and never committed (.gitignore): every line a comment.
@@ -144,6 +161,21 @@ def _default_ttl() -> dict[Subject, int]:
     }
 
 
+def _default_stale_after() -> dict[Subject, int]:
+    return {
+        "user_preference": 365,
+        "user_attribute": 730,
+        "account_state": 30,
+        "constraint": 180,
+        "past_action": 0,
+        "goal": 60,
+    }
+
+
+class CaptureSettings(_Section):
+    propose_facts: bool = False
+
+
 class ConsolidateSettings(_Section):
     extractor: str = ""
     extractor_timeout: NonNegativeFloat = 120.0
@@ -176,6 +208,8 @@ class Config(_Section):
     memory: MemorySettings = MemorySettings()
     sources: SourcesSettings = SourcesSettings()
     ttl: dict[Subject, NonNegativeInt] = Field(default_factory=_default_ttl)
+    stale_after_days: dict[Subject, NonNegativeInt] = Field(default_factory=_default_stale_after)
+    capture: CaptureSettings = CaptureSettings()
     consolidate: ConsolidateSettings = ConsolidateSettings()
     lint: LintSettings = LintSettings()
     guard: GuardSettings = GuardSettings()
@@ -186,8 +220,17 @@ class Config(_Section):
         """Days until active facts of `subject` expire at consolidation (0: never)."""
         return int(self.ttl.get(cast(Subject, subject), 0))
 
+    def stale_after(self) -> dict[str, int]:
+        """`[stale_after_days]` as subject -> days (0: never stale)."""
+        return {str(subject): int(days) for subject, days in self.stale_after_days.items()}
+
+    def stale_days(self, subject: str) -> int:
+        """Days after its last confirmation at which a fact of `subject` is marked possibly stale (0: never)."""
+        return int(self.stale_after_days.get(cast(Subject, subject), 0))
+
 
 _EXPECTED = {
+    "bool_type": "true or false",
     "int_type": "a whole number ≥ 0",
     "float_type": "a number ≥ 0",
     "greater_than_equal": "≥ 0",
@@ -212,6 +255,8 @@ def validate(raw: Raw, name: str = CONFIG_NAME) -> Config:
     """Validate sections into a Config; unknown sections or settings are errors naming the file, not ignored."""
     if isinstance(raw.get("ttl"), dict):  # the subjects not named keep their defaults
         raw = {**raw, "ttl": {**_default_ttl(), **raw["ttl"]}}
+    if isinstance(raw.get("stale_after_days"), dict):
+        raw = {**raw, "stale_after_days": {**_default_stale_after(), **raw["stale_after_days"]}}
     try:
         return Config.model_validate(raw)
     except ValidationError as exc:
@@ -228,9 +273,10 @@ def _problem(error: Any) -> str:
     loc = [str(part) for part in error["loc"]]
     if error["type"] == "extra_forbidden" and len(loc) == 1:
         return f"unknown section [{loc[0]}] (known: {', '.join(Config.model_fields)})"
-    if error["type"] == "extra_forbidden" or (loc[0] == "ttl" and error["type"] == "literal_error"):
-        if loc[0] == "ttl":
-            return f"[ttl] {loc[1]}: unknown subject (known: {', '.join(SUBJECTS)})"
+    by_subject = loc[0] in ("ttl", "stale_after_days")
+    if error["type"] == "extra_forbidden" or (by_subject and error["type"] == "literal_error"):
+        if by_subject:
+            return f"[{loc[0]}] {loc[1]}: unknown subject (known: {', '.join(SUBJECTS)})"
         section = Config.model_fields[loc[0]].annotation
         known = ", ".join(getattr(section, "model_fields", {}))
         return f"[{loc[0]}] {loc[1]}: unknown setting (known: {known})"
@@ -238,7 +284,7 @@ def _problem(error: Any) -> str:
     if error["type"] == "string_type" and len(loc) > 2:  # an item of a list of strings
         where, expected = f"[{loc[0]}] {loc[1]}", "a list of strings"
     elif error["type"] == "greater_than_equal":
-        field = "a whole number" if loc[0] == "ttl" else _SCALAR_KIND.get((loc[0], loc[1]), "a number")
+        field = "a whole number" if by_subject else _SCALAR_KIND.get((loc[0], loc[1]), "a number")
         expected = f"{field} ≥ 0"
     else:
         expected = _EXPECTED.get(error["type"], error["msg"])

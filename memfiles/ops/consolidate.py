@@ -52,6 +52,7 @@ class Summary:
     superseded: int = 0
     added: int = 0
     reinforced: int = 0
+    proposed: int = 0
     conflicts: int = 0
     refused: int = 0
     compressed: int = 0
@@ -71,6 +72,7 @@ class Plan:
     changes: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    possibly_stale: list[str] = field(default_factory=list)  # ids proposed for expiry, never expired here
     files: FileChanges | None = None
     dry_run: bool = False
     extractor: str | None = None
@@ -92,6 +94,7 @@ class Plan:
             "changes": list(self.changes),
             "refusals": list(self.refused),
             "notes": list(self.notes),
+            "possibly_stale": list(self.possibly_stale),
             "written": [relpath for _p, relpath, _d in self.files.writes] if self.files else [],
             "removed": [relpath for _p, relpath in self.files.removes] if self.files else [],
         }
@@ -118,14 +121,45 @@ def plan(
     _expire(facts, config, now, result)
     for stored in pending:
         _apply_episode(facts, stored.episode, config, result)
+        _propose_stated(facts, stored.episode, config, result)
     if pending:
         result.changes.append(f"applied {len(pending)} episode(s) and marked them consolidated")
     if answer is not None:
         _apply_answer(facts, answer, result.pending, config, now, result)
     result.summary.episodes = len(pending)
+    _propose_expiry(facts, config, now, result)
     _count(before, facts, result)
     result.files = _files(files, facts, pending, now, older_than_days, result)
     return result
+
+
+def _propose_stated(facts: list[Fact], episode: Episode, config: Config, plan: Plan) -> None:
+    """The facts the user stated in the episode (memfiles.capture.statements), proposed for a person to accept."""
+    from memfiles.capture.statements import from_turns, user_words
+    from memfiles.ops.capture_extract import proposals_of
+
+    found = from_turns(user_words(episode.summary, episode.transcript))
+    if not found:
+        return
+    made, refused = proposals_of(facts, found, config, SOURCE, episode.id, episode.started_at, plan.scope)
+    for fact in made:
+        facts.append(fact)
+        plan.summary.proposed += 1
+        plan.changes.append(f"proposed {fact.id} {fact.key} {_quote(fact.value)} (stated in {episode.id})")
+    plan.refused += [f"{episode.id} fact {o.key}: {o.rule}: {o.why}" for o in refused]
+
+
+def _propose_expiry(facts: list[Fact], config: Config, now: When, plan: Plan) -> None:
+    """Possibly stale facts (FORMAT.md, "Staleness") are proposed for expiry, never expired: a person decides."""
+    from memfiles.recall.stale import confirmed, stale_facts
+
+    for fact in stale_facts(facts, config.stale_after(), now):
+        plan.possibly_stale.append(fact.id)
+        plan.notes.append(
+            f"possibly stale {fact.id} {fact.key} {_quote(fact.value)}: last confirmed {clock.day(confirmed(fact))}"
+            f" ([stale_after_days] {fact.subject} = {config.stale_days(fact.subject)}); propose expiring it:"
+            f" `mem expire {fact.id}`, or `mem confirm {fact.key}` if it is still true"
+        )
 
 
 def _supersede(fact: Fact, status: Status, end: When, by: str | None, reason: str) -> None:
@@ -245,7 +279,7 @@ def _count(before: Mapping[str, str], facts: list[Fact], plan: Plan) -> None:
     for fact in facts:
         old = before.get(fact.id)
         if old is None:
-            summary.added += 1
+            summary.added += fact.status != "proposed"  # proposals are counted as they are made
         elif old != fact.status and fact.status in ("expired", "superseded"):
             setattr(summary, fact.status, getattr(summary, fact.status) + 1)
         if fact.status == "conflict" and old != "conflict":
@@ -323,7 +357,8 @@ def _message(plan: Plan, removed: list[str]) -> str:
     summary = plan.summary
     counts = (
         f"episodes {summary.episodes}, expired {summary.expired}, superseded {summary.superseded}, "
-        f"added {summary.added}, reinforced {summary.reinforced}, conflicts {summary.conflicts}, "
+        f"added {summary.added}, reinforced {summary.reinforced}, proposed {summary.proposed}, "
+        f"conflicts {summary.conflicts}, "
         f"refused {summary.refused}, compressed {summary.compressed}, "
         f"bytes {summary.bytes_before} -> {summary.bytes_after}"
     )

@@ -1,6 +1,8 @@
 """Writing what `mem import` read from another tool (docs/FORMAT.md, "Import"), one commit per import.
 
-Free-text memories become facts with a derived key (memfiles.imports.derived_key), `source: import`,
+Free-text memories become facts on the key vocabulary's key when they state one of its facts
+(memfiles.capture.statements.from_note: "Prefers to be contacted by email" → notification_channel = email),
+else with a derived key (memfiles.imports.derived_key), `source: import`,
 `source_ref` naming the file and the record, and `status: proposed`: a person accepts them (`mem
 review`). Each is validated and guarded as `mem add` would (a refusal is counted and said, the rest
 goes on); one whose key and value the scope already has (in any status, a rejected one included) is
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memfiles import clock
+from memfiles.capture.statements import from_note
 from memfiles.errors import RefusedError
 from memfiles.format.config import Config
 from memfiles.format.layout import Paths, Scope
@@ -46,6 +49,9 @@ def memories(paths: Paths, config: Config, scope: Scope, found: list[Memory], dr
     for memory in found:
         at = _day(memory.at)
         new = NewFact(derived_key(memory), memory.text, "user_preference", True, SOURCE, memory.ref, at)
+        stated = None if memory.about else from_note(memory.text)
+        if stated is not None:  # a fact of the key vocabulary: it lands on its key, to supersede or conflict there
+            new.key, new.value, new.subject = stated.key, stated.value, stated.subject
         try:
             fact = validate(new, config)
         except RefusedError as exc:

@@ -236,3 +236,42 @@ def reject(paths: Paths, scope: Scope, target: str) -> Fact:
         return fact, f"mem: reject {scope} {fact.key}\n\nretracted {fact.id}\n"
 
     return transaction(paths, scope, change)
+
+
+def confirm(paths: Paths, config: Config, scope: Scope, key: str, ref: str | None = None) -> Outcome:
+    """A person confirms a key's current value is still true: a restatement now (source `person`).
+
+    Settled like a new write (`reinforced`): `last_confirmed` moves to now, so the fact is no longer
+    possibly stale, and an inferred fact becomes stated. A key in conflict is resolved first.
+    """
+
+    def change(doc: MemoryDoc) -> tuple[Outcome, str | None]:
+        current = [f for f in doc.facts if f.key == key and f.is_current]
+        if not current:
+            raise NotFoundError(f"no current fact with key {key!r} in {scope} (see `mem show`)")
+        if len(current) > 1:
+            raise MemError(f"{key!r} is in conflict in {scope}: keep one first (`mem resolve {key} --keep ID`)")
+        fact = current[0]
+        new = validate(NewFact(key, fact.value, fact.subject, False, "person", ref or "confirmed by person"), config)
+        outcome = supersession.add(doc.facts, new, str(scope))
+        return outcome, f"mem: confirm {scope} {key}\n\n{outcome.line()}\n"
+
+    return transaction(paths, scope, change)
+
+
+def expire(paths: Paths, scope: Scope, target: str, reason: str) -> Fact:
+    """A person ends a current fact that is no longer true (`mem expire`): status `expired`, never replayed."""
+    check_text_field("reason", reason, 500)
+
+    def change(doc: MemoryDoc) -> tuple[Fact, str | None]:
+        fact = _find(doc, target)
+        if not fact.is_current:
+            raise MemError(f"fact {target} is {fact.status}; only a current fact can expire (`mem show`)")
+        fact.status, fact.valid_to, fact.reason = "expired", clock.now(), reason
+        key = fact.key
+        survivors = [f for f in doc.facts if f.key == key and f.is_current]
+        if len(survivors) == 1 and survivors[0].status == "conflict":
+            survivors[0].status, survivors[0].reason = "active", None
+        return fact, f"mem: expire {scope} {key}\n\nexpired {fact.id}: {reason}\n"
+
+    return transaction(paths, scope, change)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -112,6 +112,7 @@ class Options:
     since: When | None = None
     until: When | None = None
     as_of: When | None = None
+    stale_after: Mapping[str, int] = field(default_factory=dict)  # mem.toml [stale_after_days], by subject
 
 
 @dataclass(slots=True)
@@ -130,6 +131,8 @@ class Item:
     # cosine to the query (None: no vector yet); its relevance.score is then the fused one.
     lexical: float | None = None
     semantic: float | None = None
+    # A fact not confirmed within its subject's [stale_after_days]: the day it was last confirmed (recall.stale).
+    stale: When | None = None
 
     @property
     def id(self) -> str:

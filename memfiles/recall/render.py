@@ -77,7 +77,14 @@ def _tail(item: Item, show_scope: bool, advisory: bool) -> str:
     parts = [f" · scope={attr(item.scope)}"] if show_scope else []
     if advisory:
         parts.append(" · advisory")  # constraints inform; policy lives in the system prompt
+    if item.stale is not None and item.kind == "fact":
+        parts.append(f" · {stale_words(item.stale)}")  # check before acting on it
     return "".join(parts)
+
+
+def stale_words(since: When) -> str:
+    """What the block says of a fact not confirmed within its subject's [stale_after_days]."""
+    return f"possibly stale (last confirmed {clock.day(since)})"
 
 
 def item_line(item: Item, show_scope: bool = False) -> str:
@@ -186,7 +193,8 @@ def markdown(scopes: list[str], as_of: When, items: list[Item]) -> str:
             out.append(f"- `{item.facts[0].key}` (conflict, ask the user{where}{advisory}): {sides}")
         else:
             f = item.facts[0]
-            provenance = f"{_md(f.confidence)} {clock.day(f.stated_at)}, {_md(f.source)}{where}{advisory}"
+            stale = f", possibly stale: last confirmed {clock.day(item.stale)}" if item.stale is not None else ""
+            provenance = f"{_md(f.confidence)} {clock.day(f.stated_at)}, {_md(f.source)}{where}{advisory}{stale}"
             out.append(f"- `{f.key}`: {_md(f.value)} ({provenance})")
     if not items:
         out.append("- nothing remembered yet")

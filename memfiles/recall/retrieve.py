@@ -7,6 +7,7 @@ from that scope's folder only, so a recall for user:a never opens user:b's files
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from memfiles.format.episodes import Episode
 from memfiles.format.layout import Paths, Scope
 from memfiles.recall.ranking import MIN_SCORE, Item, Options, Relevance, ScopeMemory, believed, decay, fact_items, rank
 from memfiles.recall.render import Rendered, block
+from memfiles.recall.stale import stale_since
 from memfiles.store.files import read_memory
 
 if TYPE_CHECKING:
@@ -101,6 +103,7 @@ def recall_options(
         since=_since(since, moment or clock.now()) if since else None,
         until=clock.parse_when(until) if until else None,
         as_of=moment,
+        stale_after=config.stale_after(),
     )
 
 
@@ -217,6 +220,7 @@ def _recall(
             indexed.close()
     names = [str(s) for s in scopes]
     told = notes + (semantic.notes if semantic is not None else [])
+    mark_stale(items, options.stale_after, reference)
     return Recalled(names, reference, block(names, reference, one_each(items), budget, max_chars), problems, told)
 
 
@@ -258,6 +262,7 @@ def render_memory(
             weight = decay(age, config.memory.half_life_days)
             recent.append(Item("episode", str(scope), weight, _WHOLE, weight, age, episode=episode))
     names = [str(s) for s in scopes]
+    mark_stale(facts, config.stale_after(), now)
     return Recalled(names, now, block(names, now, one_each(facts + conflicts + recent), budget, max_chars), problems)
 
 
@@ -273,3 +278,10 @@ def one_each(items: list[Item]) -> list[Item]:
             seen.add((item.scope, item.episode.id))
         kept.append(item)
     return kept
+
+
+def mark_stale(items: list[Item], stale_after: Mapping[str, int], as_of: When) -> None:
+    """Mark each fact item not confirmed within its subject's [stale_after_days] (FORMAT.md, "Staleness")."""
+    for item in items:
+        if item.kind == "fact":
+            item.stale = stale_since(item.facts[0], stale_after, as_of)

@@ -35,6 +35,18 @@ def _resolve(handle: ScopeHandle, form: Form) -> str:
     return f"kept {form['keep']} for {form['key']}; superseded {', '.join(f.id for f in ended) or 'nothing'}"
 
 
+def _confirm(handle: ScopeHandle, form: Form) -> str:
+    outcome = handle.confirm(form["key"])
+    if outcome.refused:
+        raise UsageError(f"confirm {form['key']}: {outcome.line()}")
+    return f"confirmed {form['key']} today: {outcome.line()}"
+
+
+def _expire(handle: ScopeHandle, form: Form) -> str:
+    fact = handle.expire(form["id"])
+    return f"expired {fact.id} ({fact.key}): kept as history"
+
+
 def _forget(handle: ScopeHandle, form: Form) -> str:
     gone = handle.forget(form["target"])
     return f"forgot {', '.join(f.id for f in gone.facts)} (git history still holds it; purge erases it)"
@@ -62,6 +74,8 @@ ACTIONS: dict[str, tuple[Callable[[ScopeHandle, Form], str], tuple[str, ...]]] =
     "accept": (_accept, ("id",)),
     "reject": (_reject, ("id",)),
     "resolve": (_resolve, ("key", "keep")),
+    "confirm": (_confirm, ("key",)),
+    "expire": (_expire, ("id",)),
     "forget": (_forget, ("target",)),
     "purge": (_purge, ("target",)),
     "accept-episode": (_episode("accept"), ("id",)),

@@ -96,6 +96,7 @@ def scope_page(request: Request) -> HTMLResponse:
         "title": str(handle),
         "scope": str(handle),
         "current": current,
+        "stale": {s.id: s for s in handle.stale()},
         "conflicts": views.conflicts(facts),
         "proposed": [f for f in facts if f.status == "proposed"],
         "held": flagged(handle),
