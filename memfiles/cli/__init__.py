@@ -9,7 +9,7 @@ from __future__ import annotations
 # Each import registers its module's commands on the app; their order is the order of `mem --help`.
 # isort: off
 from memfiles.cli import init, setup, facts, stale, episodes, capture, reading  # noqa: F401
-from memfiles.cli import lint, consolidate, sync, transfer, doctor, ui  # noqa: F401  # noqa: F401
+from memfiles.cli import lint, consolidate, sync, transfer, doctor, ui  # noqa: F401
 
 # isort: on
 from memfiles.cli.app import app

@@ -198,6 +198,8 @@ def accept_many(paths: Paths, scope: Scope, targets: list[str]) -> list[Outcome]
             doc.facts.remove(fact)
             outcomes.append(supersession.add(doc.facts, fact, str(scope)))
         body = "".join(f"{o.line()}\n" for o in outcomes)
+        if len(chosen) == 1:  # one fact accepted: the subject line names its key, as `accept` always has
+            return outcomes, f"mem: accept {scope} {chosen[0].key}\n\n{body}"
         return outcomes, f"mem: accept {scope} ({len(outcomes)} proposed)\n\n{body}"
 
     return transaction(paths, scope, change)
