@@ -50,6 +50,19 @@ def derived_key(memory: Memory) -> str:
     return key[:_KEY_CHARS].rstrip("_.")
 
 
+def kind_of(value: Any) -> str:
+    """What a JSON value is, for a message: `a string`, `a number`, `an object`, `a list`, `true/false`, `null`."""
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, dict):
+        return "an object"
+    return "a list" if isinstance(value, list) else "null"
+
+
 def _words(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     return re.findall(r"[a-z0-9]+", folded)
