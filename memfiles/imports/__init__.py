@@ -117,13 +117,15 @@ def json_document(data: bytes, where: str) -> Any:
 
 
 def detect(path: Path, data: bytes | None) -> str:
-    """The format of a file, from its name and first bytes; a UsageError saying to name it when unsure."""
+    """The format of a file, from its name and first bytes; a UsageError saying to name it when unsure. Only
+    called without --from, and the import's report says the format was detected."""
     if data is None and path.is_dir():
         return "codex" if ".codex" in path.parts else "claude-code"
     head = (data if data is not None else path.read_bytes()[: 1 << 16])[: 1 << 16]
     if path.suffix.lower() == ".md":
         return "codex" if ".codex" in path.parts else "claude-code"
-    if b'"memfiles-export"' in head[:4096]:
+    # memfiles' own export opens with its format; the words anywhere else (a chat about memfiles) are text
+    if re.match(rb'\s*\{\s*"format"\s*:\s*"memfiles-export"', head) and path.name != "conversations.json":
         return "json"
     if b'"chat_messages"' in head:
         return "claude-export"
