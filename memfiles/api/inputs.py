@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -153,15 +153,27 @@ def hook_event(payload: str) -> dict[str, Any]:
 
 def read_file(path: Path, *, what: str, limit: int, folder: str) -> bytes:
     """A file a person named (a transcript, an import), at most `limit` bytes; each way it cannot be read is
-    one UsageError naming the path (`what` names the file in the messages, `folder` says what to give instead)."""
+    one UsageError naming the path (`what` names the file in the messages, `folder` says what to give instead).
+    Regular files only, opened without blocking (memfiles.store.files.read_regular): a FIFO or a device is
+    refused at once, never waited on or read without end."""
+    from memfiles.store.files import read_regular
+
     try:
         size = path.stat().st_size
-        if size > limit:
-            raise UsageError(f"{path}: {what} is {size} bytes, over the {limit} byte limit")
-        return path.read_bytes()
     except FileNotFoundError:
         raise UsageError(f"{path}: no such {what} file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: is a folder; {folder}") from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the {what}: {exc.strerror}") from None
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder; {folder}")
+    if path.is_file() and size > limit:
+        raise UsageError(f"{path}: {what} is {size} bytes, over the {limit} byte limit")
+    return read_regular(path, limit)
+
+
+def read_stream(stream: BinaryIO, *, what: str, limit: int) -> bytes:
+    """Standard input read up to `limit` bytes (one more to tell); over it, a UsageError, before memory fills."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise UsageError(f"<stdin>: the {what} is over the {limit} byte limit")
+    return data

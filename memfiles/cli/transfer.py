@@ -54,10 +54,11 @@ def import_(
     conversation. Importing the same file again changes nothing. Prints a table: added, proposed,
     quarantined, refused, already present.
     """
-    from memfiles.api.transfer import import_memory
+    from memfiles.api.inputs import read_stream
+    from memfiles.api.transfer import MAX_IMPORT_BYTES, import_memory
 
     home = open_home(ctx)
-    data = sys.stdin.buffer.read() if str(source) == "-" else None
+    data = read_stream(sys.stdin.buffer, what="import", limit=MAX_IMPORT_BYTES) if str(source) == "-" else None
     report = import_memory(
         home,
         "<stdin>" if data is not None else source,

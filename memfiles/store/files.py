@@ -11,12 +11,13 @@ import contextlib
 import errno
 import fcntl
 import os
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memfiles.errors import MemError
+from memfiles.errors import MemError, UsageError
 from memfiles.format.layout import Paths, Scope
 from memfiles.store.faults import crash_point
 
@@ -38,6 +39,51 @@ def read_memory(paths: Paths, scope: Scope) -> MemoryDoc:
     except IsADirectoryError:
         raise MemError(f"{paths.relative(path)} is a directory, expected a file") from None
     return parse(data, paths.relative(path), expected_scope=str(scope))
+
+
+_READ_CHUNK = 1 << 20
+
+
+class TooLarge(UsageError):
+    """A file over the limit its reader set (read_regular)."""
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them; a UsageError naming the path otherwise.
+
+    Opened without blocking (a FIFO with no writer would wait forever) and checked on the open descriptor,
+    so a FIFO, a device (`/dev/zero` never ends), a socket or a folder is refused before any byte is read;
+    reads at most `limit + 1` bytes whatever the file's size says (a file that grows while read is refused
+    at the limit, not after filling memory)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot open it: {exc.strerror}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+            kind = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else kind
+            raise UsageError(f"{path}: is {kind}; memfiles reads regular files only")
+        os.set_blocking(fd, True)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(_READ_CHUNK, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise TooLarge(f"{path}: is over the limit of {limit} bytes")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read it: {exc.strerror}") from None
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
