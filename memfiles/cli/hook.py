@@ -14,6 +14,7 @@ def hook_text(payload: str, home: Path | None, users: list[str], scopes: list[st
     """With a prompt (UserPromptSubmit), what it is about; without one (SessionStart), the scope's current
     memory; nothing relevant, nothing. The home is found from the hook's `cwd` (its project's `.mem/`)."""
     from memfiles.api import open_home
+    from memfiles.api.home import MAX_QUERY_CHARS
 
     event = hook_event(payload)
     cwd = event.get("cwd")
@@ -21,7 +22,8 @@ def hook_text(payload: str, home: Path | None, users: list[str], scopes: list[st
     chosen = opened.choose_scopes(users, scopes)
     prompt = event.get("prompt")
     if isinstance(prompt, str) and prompt.strip():
-        found = opened.recall(prompt, chosen, max_chars=HOOK_MAX_CHARS)
+        # a prompt with a long paste: what it is about is asked with its start, never refused (a hook never fails)
+        found = opened.recall(prompt[:MAX_QUERY_CHARS], chosen, max_chars=HOOK_MAX_CHARS)
     else:
         found = opened.render(chosen, max_chars=HOOK_MAX_CHARS)
     return found.text if found.items else ""
