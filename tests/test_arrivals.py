@@ -285,3 +285,186 @@ def test_a_conversations_json_mentioning_memfiles_export_is_not_restored(home: P
     assert report["format"] == "claude-export" and report["detected"] is True
     shown = runner.invoke(app, ["import", str(tmp_path / "conversations.json"), "-u", "alice"])
     assert "detected from the file" in shown.stdout
+
+
+# --- 9: regular files only, never blocking, never without end; no links out of a folder ---
+
+
+def test_import_of_a_fifo_or_a_device_is_refused_at_once(home: Path, tmp_path: Path) -> None:
+    import os
+    import sys
+
+    fifo = tmp_path / "memory.jsonl"
+    os.mkfifo(fifo)
+    for source in (str(fifo), "/dev/zero"):
+        # in a child with a timeout: the harm is a process that never returns (or fills memory)
+        code = f"import sys; sys.argv = ['mem', 'import', {source!r}, '--from', 'mcp-memory', '-u', 'alice']\n"
+        code += "from memfiles.__main__ import main; main()"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert "regular files only" in done.stderr and "Traceback" not in done.stderr
+    assert _memory_files(home) == {}
+
+
+def test_stdin_is_read_only_up_to_the_limit(home: Path, monkeypatch: object) -> None:
+    import io
+
+    import pytest
+
+    from memfiles.api.inputs import read_stream
+    from memfiles.errors import UsageError
+
+    class Endless(io.RawIOBase):
+        def __init__(self) -> None:
+            self.asked: list[int] = []
+
+        def read(self, size: int = -1) -> bytes:
+            self.asked.append(size)
+            assert size >= 0, "read without a limit"
+            return b"x" * size
+
+    stream = Endless()
+    with pytest.raises(UsageError, match="over the 1000 byte limit"):
+        read_stream(stream, what="import", limit=1000)  # type: ignore[arg-type]
+    assert stream.asked == [1001]
+
+
+def test_a_markdown_folder_import_follows_no_link_out_of_the_folder(home: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "outside" / "secrets.md"
+    secret.parent.mkdir()
+    secret.write_text("- deploy key is hunter2-outside\n")
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (folder / "prefs.md").write_text("# Prefs\n- likes green tea\n")
+    (folder / "leak.md").symlink_to(secret)
+    (folder / "sub").symlink_to(secret.parent, target_is_directory=True)
+    done = runner.invoke(app, ["import", str(folder), "--from", "claude-code", "-u", "alice", "--json"])
+    assert done.exit_code == 0, done.output
+    values = [f.value for f in memfiles.open_home(home).user("alice").show(everything=True)]
+    assert values == ["likes green tea"]
+    assert "hunter2" not in (home / "users" / "alice" / "MEMORY.md").read_text()
+    assert any("a link out of" in why for why in json.loads(done.stdout)["rows"][0]["why"])
+
+
+def test_a_markdown_folder_import_has_a_total_limit(home: Path, tmp_path: Path) -> None:
+    import pytest
+
+    from memfiles.errors import UsageError
+    from memfiles.imports import markdown
+
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    for name in ("a.md", "b.md"):
+        (folder / name).write_text("- " + "y" * 600 + "\n")
+    with pytest.raises(UsageError, match="over the limit of 1000 bytes in all"):
+        markdown.read(folder, None, str(folder), limit=1000)
+
+
+# --- 11: one scope named twice ---
+
+
+def test_an_export_naming_one_scope_twice_is_refused_at_once(home: Path, tmp_path: Path) -> None:
+    from memfiles.ops.home import init_home
+
+    memfiles.open_home(home).user("alice").add("colour", "blue")
+    doc = _export(home, "-u", "alice", "-u", "alice")
+    assert len(doc["scopes"]) == 1  # type: ignore[arg-type]
+    doc["scopes"] = [*doc["scopes"], *doc["scopes"]]  # type: ignore[misc]
+    (tmp_path / "twice.json").write_text(json.dumps(doc))
+    other = tmp_path / "other"
+    init_home(other)
+    done = runner.invoke(app, ["--home", str(other), "import", str(tmp_path / "twice.json")])
+    assert done.exit_code == 2 and "both name user:alice" in done.stderr
+    assert _memory_files(other) == {}
+
+
+# --- 10: limits, refused with the limit named; consolidation costs what it reads ---
+
+
+def test_an_episode_with_too_many_candidate_facts_entities_or_invalidations_is_refused(home: Path) -> None:
+    import pytest
+
+    from memfiles.errors import RefusedError
+    from memfiles.mcp import Tools
+
+    tools = Tools(memfiles.open_home(home), user="alice")  # what `record_episode` over MCP calls
+    for field, given in (
+        ("facts", {f"k{n}": "v" for n in range(101)}),
+        ("invalidates", {f"k{n}": "stale" for n in range(101)}),
+        ("entities", [f"e{n}" for n in range(101)]),
+    ):
+        with pytest.raises(RefusedError, match="over the limit of 100 per episode"):
+            tools.record_episode("A long session.", **{field: given})  # type: ignore[arg-type]
+    assert not (home / "users" / "alice" / "episodes").exists()  # nothing written
+    assert "recorded" in tools.record_episode("A session.", facts={f"k{n}": "v" for n in range(100)})
+
+
+def test_a_recall_query_over_the_limit_is_refused_and_the_hook_asks_with_its_start(home: Path) -> None:
+    import pytest
+
+    from memfiles.api.home import MAX_QUERY_CHARS
+    from memfiles.errors import UsageError
+
+    alice = memfiles.open_home(home).user("alice")
+    alice.add("notification_channel", "sms")
+    with pytest.raises(UsageError, match=f"over the limit of {MAX_QUERY_CHARS}"):
+        alice.recall("x" * (MAX_QUERY_CHARS + 1))
+    done = runner.invoke(app, ["recall", "-u", "alice", "y" * (MAX_QUERY_CHARS + 1)])
+    assert done.exit_code == 2 and f"over the limit of {MAX_QUERY_CHARS}" in done.stderr
+    prompt = "which notification channel do I use? " + "pasted log line " * 10_000
+    hooked = runner.invoke(app, ["recall", "--hook", "-u", "alice"], input=json.dumps({"prompt": prompt}))
+    assert hooked.exit_code == 0 and "sms" in hooked.stdout
+
+
+def test_consolidation_settles_each_candidate_against_its_key_only(home: Path, monkeypatch: object) -> None:
+    import pytest
+
+    from memfiles.ops import supersession
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    alice = memfiles.open_home(home).user("alice")
+    batch = [
+        {
+            "summary": f"Session {e}.",
+            "session": f"s-{e}",
+            "facts": [{"key": f"k{e}_{n}", "value": "v"} for n in range(50)],
+        }
+        for e in range(6)
+    ]
+    alice.episodes(batch)
+    seen: list[int] = []
+    real = supersession.add
+
+    def add(facts: list[object], new: object, scope: str) -> object:
+        seen.append(len(facts))
+        return real(facts, new, scope)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(supersession, "add", add)
+    alice.consolidate()
+    assert len(seen) == 300 and len(alice.show()) == 300
+    assert max(seen) <= 1  # each candidate looked at its own key's facts, never the scope's hundreds
+
+
+def test_an_mcp_request_over_the_limit_is_dropped_piecewise_and_answered_with_its_id() -> None:
+    import io
+
+    from memfiles.mcp import BoundedLines
+
+    first = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) + "\n"
+    huge = '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"x": "' + "a" * 2_000_000 + '"}}\n'
+    last = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}) + "\n"
+
+    class Source(io.BytesIO):
+        biggest = 0
+
+        def read1(self, size: int = -1) -> bytes:
+            chunk = super().read1(size)
+            Source.biggest = max(Source.biggest, len(chunk))
+            return chunk
+
+    source = Source((first + huge + last).encode())
+    lines = io.TextIOWrapper(io.BufferedReader(BoundedLines(source, limit=1000)), encoding="utf-8").readlines()
+    assert len(lines) == 3 and lines[0] == first and lines[2] == last
+    refusal = json.loads(lines[1])
+    assert refusal["id"] == 7 and "over the limit of 1000 bytes" in refusal["method"]
+    assert Source.biggest <= 1 << 16  # read a piece at a time, never the whole 2 MB line
