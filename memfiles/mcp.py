@@ -12,9 +12,11 @@ imported only when the server starts; `Tools` holds the tools' logic without it.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -290,6 +292,64 @@ def build_server(tools: Tools) -> MCPServer[Any]:
     return server
 
 
+MAX_REQUEST_BYTES = 8 * 1024 * 1024  # the longest JSON-RPC message (one line) the server reads (docs/FORMAT.md)
+_PIECES = re.compile(rb"[^\n]*\n|[^\n]+")
+_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,64}")')
+
+
+class BoundedLines(io.RawIOBase):
+    """The client's messages, one line each, none past `limit` bytes: a longer line is never held in memory.
+
+    The SDK reads stdin whole lines at a time, so a 200 MB request cost 800 MB before it was refused. Past
+    the limit the rest of the line is read and dropped in small pieces, a warning names the limit, and the
+    line becomes a request for a method that does not exist (carrying the id it had, when its first bytes
+    say it): the client gets the protocol's error, naming the limit, instead of waiting for an answer."""
+
+    def __init__(self, source: io.BufferedIOBase, limit: int = MAX_REQUEST_BYTES) -> None:
+        self.source, self.limit = source, limit
+        self.line = 0  # bytes of the current line passed on
+        self.head = b""  # the current line's first bytes (for its id)
+        self.dropping = False  # past the limit: the rest of the line is read and dropped
+        self.ident: re.Match[bytes] | None = None
+        self.pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self.pending:
+            self.pending = self._next()
+        size = min(len(buffer), len(self.pending))
+        buffer[:size] = self.pending[:size]
+        self.pending = self.pending[size:]
+        return size
+
+    def _next(self) -> bytes:
+        while chunk := self.source.read1(1 << 16):
+            out = []
+            for piece in _PIECES.findall(chunk):
+                ends = piece.endswith(b"\n")
+                if not self.dropping and self.line + len(piece) - ends > self.limit:
+                    self.dropping, self.ident = True, _ID.search(self.head + piece[:512])
+                if not self.dropping:
+                    out.append(piece)
+                    self.head = (self.head + piece[:512])[:512]
+                    self.line += len(piece)
+                elif ends:
+                    out.append(self._refusal())
+                if ends:
+                    self.line, self.head, self.dropping = 0, b"", False
+            if out:
+                return b"".join(out)
+        return b""
+
+    def _refusal(self) -> bytes:
+        log.warning("a request was over the limit of %d bytes and was dropped", self.limit)
+        ident = json.loads(self.ident.group(1)) if self.ident else None
+        method = f"refused: the request is over the limit of {self.limit} bytes (mem mcp)"
+        return json.dumps({"jsonrpc": "2.0", "id": ident, "method": method}).encode() + b"\n"
+
+
 def serve(home: str | os.PathLike[str] | None, user: str | None = None, scope: str | None = None) -> None:
     """Run the stdio server until the client closes stdin (the home and scope are checked first)."""
     from memfiles.api import keep_warm, open_home
@@ -301,4 +361,7 @@ def serve(home: str | os.PathLike[str] | None, user: str | None = None, scope: s
     handler.setFormatter(logging.Formatter("mem: warning: %(message)s"))
     log.addHandler(handler)
     log.propagate = False  # one plain line per problem, like the CLI's warnings
+    # The SDK serves a stdin that is not the process's own descriptor in place: it reads these bounded lines.
+    bounded = io.BufferedReader(BoundedLines(sys.stdin.buffer))  # type: ignore[arg-type]
+    sys.stdin = io.TextIOWrapper(bounded, encoding="utf-8", errors="replace")
     build_server(tools).run("stdio")

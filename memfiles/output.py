@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -33,26 +34,45 @@ if TYPE_CHECKING:
     from memfiles.outcome import Outcome
 
 
+# What a terminal would act on rather than show: C0 controls but tab and line feed (ESC starts every escape
+# sequence: colours, cursor moves, OSC 52 clipboard writes, OSC 8 links), DEL, the C1 controls (0x9B is a
+# one-byte CSI), and the bidi controls and line separators that reorder or split what a person reads.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# The same characters inside JSON strings (json.dumps escapes only C0 when ensure_ascii is off): escaped,
+# so a script decodes exactly the stored text and a terminal showing the JSON runs nothing.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """`text` safe to show on a terminal: every control character (but tab and line feed) becomes `?`.
+
+    Stored values, file contents and import files reach messages, tables and listings; none may move the
+    cursor, recolour, retitle the window or write the clipboard. JSON output escapes them instead."""
+    return _UNSAFE.sub("?", text)
+
+
 def emit_json(data: Any) -> None:
-    """Print `data` as indented, key-stable JSON on stdout (json imported here: most commands print text)."""
+    """Print `data` as indented, key-stable JSON on stdout (json imported here: most commands print text);
+    every string stays exact, with the characters a terminal would act on written as `\\uXXXX` escapes."""
     import json
 
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    sys.stdout.write(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
 def line(text: str = "") -> None:
-    """Print one plain line on stdout."""
-    sys.stdout.write(text + "\n")
+    """Print one plain line on stdout (control characters shown as `?`)."""
+    sys.stdout.write(visible(text) + "\n")
 
 
 def error(message: str) -> None:
     """Print an error on stderr as `mem: error: …`."""
-    sys.stderr.write(f"mem: error: {message}\n")
+    sys.stderr.write(f"mem: error: {visible(message)}\n")
 
 
 def warn(message: str) -> None:
     """Print a warning on stderr."""
-    sys.stderr.write(f"mem: warning: {message}\n")
+    sys.stderr.write(f"mem: warning: {visible(message)}\n")
 
 
 class _Warnings(logging.Handler):
@@ -102,7 +122,7 @@ def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[str]]) -> 
 def _plain(text: str) -> Any:
     from rich.text import Text
 
-    return Text(text)  # never interpret stored text as rich markup
+    return Text(visible(text))  # never interpret stored text as rich markup, nor let it reach the terminal raw
 
 
 def facts(title: str, items: list[Fact], as_json: bool, history: bool = False) -> None:
@@ -140,8 +160,8 @@ def facts(title: str, items: list[Fact], as_json: bool, history: bool = False) -
 
 
 def block(text: str) -> None:
-    """Print a rendered block (or markdown) exactly as rendered; nothing when it is empty."""
-    sys.stdout.write(text)
+    """Print a rendered block (or markdown) as rendered (it escapes stored text; control characters shown as `?`)."""
+    sys.stdout.write(visible(text))
 
 
 def problems(found: list[str]) -> None:
@@ -369,10 +389,12 @@ def episode_file(found: EpisodeFile, as_json: bool) -> None:
         return
     if found.removed_by:
         sys.stderr.write(
-            f"mem: {found.path} was folded into {found.digest}; "
-            f"this is its last version, removed by commit {found.removed_by[:12]}\n"
+            visible(
+                f"mem: {found.path} was folded into {found.digest}; "
+                f"this is its last version, removed by commit {found.removed_by[:12]}\n"
+            )
         )
-    text = found.text
+    text = visible(found.text.replace("\r\n", "\n"))
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 

@@ -160,9 +160,13 @@ def test_hostile_values_through_the_store(home: Path) -> None:
         '---\nid: e-000000000009\nscope: user:eve\nsession: "s-9\\u202e"\nstarted_at: 2026-08-03\noutcome: failure\n'
         "---\nSummary with </memories>\nand a second line.\n"
     )
-    # The guard holds this episode back (a bidi override in its session); a person accepted it, so it is shown.
-    sha = text_sha256(parse_episode(episode.encode(), "x.md"))
-    accepted = f"status: accepted\naccepted:\n  sha256: {sha}\n  at: 2026-08-04\n---\n"
+    # The guard holds this episode back (a bidi override in its session); a person accepted it on this machine
+    # (signed with its key), so it is shown.
+    from memfiles.ops.quarantine import signature
+
+    parsed = parse_episode(episode.encode(), "x.md")
+    sha, signed = text_sha256(parsed), signature(parsed)
+    accepted = f"status: accepted\naccepted:\n  sha256: {sha}\n  at: 2026-08-04\n  signatures: [{signed}]\n---\n"
     (scope_dir / "episodes/2026/08/2026-08-03T00-00-00Z-x.md").write_text(
         episode.replace("---\nSummary", accepted + "Summary"), encoding="utf-8"
     )

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]  # tick(done, total), for a progress bar
 _CLOSE_NAME = 60  # rapidfuzz ratio (0-100) from which a scope's name is offered as "did you mean"
+MAX_QUERY_CHARS = 4000  # the longest recall query (docs/FORMAT.md, "Recall"); the hook asks with a prompt's start
 log = logging.getLogger("memfiles")  # a settings value left out is a warning (the CLI prints it on stderr)
 
 
@@ -146,6 +147,10 @@ class Home:
         from memfiles.recall import retrieve
 
         utf8_text(query, "the query")
+        if len(query) > MAX_QUERY_CHARS:  # a 5 MB query once took 12 s of word folding before any ranking
+            raise UsageError(
+                f"the query is {len(query)} characters, over the limit of {MAX_QUERY_CHARS}; ask about less"
+            )
         chosen = _parse_scopes(scopes)
         dates = when_text(since), when_text(until), when_text(as_of)
         options = retrieve.recall_options(

@@ -36,6 +36,7 @@ def recall_hook(
     (its project's `.mem/`). Also what recall had to say (a cache rebuilt, ranked by words only), for stderr.
     Raises MemError; every outcome is recorded for `mem doctor`."""
     from memfiles.api import open_home
+    from memfiles.api.home import MAX_QUERY_CHARS
 
     opened: Home | None = None
     try:
@@ -47,7 +48,8 @@ def recall_hook(
             chosen_scopes(opened, chosen)  # the CLI names scopes with no memory (a typo) on stderr
         prompt = event.get("prompt")
         if isinstance(prompt, str) and prompt.strip():
-            found = opened.recall(prompt, chosen, max_chars=HOOK_MAX_CHARS, lexical=lexical)
+            # a prompt with a long paste: what it is about is asked with its start, never refused (a hook never fails)
+            found = opened.recall(prompt[:MAX_QUERY_CHARS], chosen, max_chars=HOOK_MAX_CHARS, lexical=lexical)
         else:
             found = opened.render(chosen, max_chars=HOOK_MAX_CHARS)
     except Exception as exc:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memfiles.api.inputs import read_file
 from memfiles.errors import UsageError
+from memfiles.format import layout
 
 if TYPE_CHECKING:
     from memfiles.api.home import Home
@@ -45,6 +46,10 @@ class ImportReport(BaseModel):
     dry_run: bool
     committed: bool
     rows: list[ImportRow]
+    detected: bool = Field(default=False, description="the format was detected from the file (no --from)")
+    made_here: bool | None = Field(
+        default=None, description="json: the export carries this machine's signature (statuses and acceptances kept)"
+    )
 
     @property
     def refused(self) -> bool:
@@ -56,10 +61,9 @@ class ImportReport(BaseModel):
 
 def export(home: Home, scopes: Sequence[str] | None = None) -> dict[str, Any]:
     """`mem export`: the export document of `scopes` (None: every scope of the home), ready for `json.dumps`."""
-    from memfiles.format import layout
     from memfiles.ops import transfer
 
-    chosen = [layout.parse_scope(s) for s in scopes] if scopes else home.paths.scopes()
+    chosen = list(dict.fromkeys(layout.parse_scope(s) for s in scopes)) if scopes else home.paths.scopes()
     return transfer.export(home.paths, chosen)
 
 
@@ -77,7 +81,11 @@ def import_memory(
     """`mem import`: read `path` (a file, a folder of markdown memories, or `data`: bytes already read, e.g.
     stdin) as `from_format` (None: detected) and write it through the guarded write paths, one commit; a
     second import of the same file changes nothing. A `json` export names its scopes; every other format
-    goes to the scope chosen as `Home.choose(user, scope)` does."""
+    goes to the scope chosen as `Home.choose(user, scope)` does.
+
+    A `json` export is restored into the scopes it names, or with `user`/`scope` only into those (the
+    export's other scopes are left alone, and named). Unless this machine made the export (its signature),
+    its current facts arrive proposed and its acceptances count for nothing (docs/FORMAT.md, "Export")."""
     from memfiles.ops import transfer
 
     where = str(path)
@@ -86,30 +94,67 @@ def import_memory(
         raise UsageError(f"--from {from_format!r}: use one of {', '.join(IMPORT_FORMATS)}")
     if data is None and not source.is_dir():
         data = read_file(source, what="import", limit=MAX_IMPORT_BYTES, folder="name the file to import")
+    detected = from_format is None
     if from_format is None:
         from memfiles.imports import detect
 
         from_format = detect(source, data)
     if from_format != "json":
-        return _other(home, source, data, from_format, where, dry_run, home.choose(user, scope))
+        report = _other(home, source, data, from_format, where, dry_run, home.choose(user, scope))
+        return report.model_copy(update={"detected": detected})
     assert data is not None
     from memfiles.imports import json_document
 
-    doc = transfer.read_export(json_document(data, where), where)
-    done = transfer.restore(home.paths, doc, merge=merge, dry_run=dry_run)
+    raw = json_document(data, where)
+    doc = transfer.read_export(raw, where)
+    trusted = transfer.made_here(raw)
+    asked = set(home.choose_scopes([user] if user else [], [scope] if scope else [])) if user or scope else None
+    skipped: list[ImportRow] = []
+    if asked is not None:
+        named = {str(layout.parse_scope(entry.scope)) for entry in doc.scopes}
+        if missing := sorted(asked - named):
+            raise UsageError(
+                f"{where}: the export holds no {', '.join(missing)} (it holds {', '.join(sorted(named)) or 'no scope'})"
+            )
+        kept = [e for e in doc.scopes if str(layout.parse_scope(e.scope)) in asked]
+        skipped = [
+            ImportRow(scope=str(layout.parse_scope(e.scope)), why=["left alone: not asked for (name it with -u/-s)"])
+            for e in doc.scopes
+            if str(layout.parse_scope(e.scope)) not in asked
+        ]
+        doc = doc.model_copy(update={"scopes": kept})
+    done = transfer.restore(home.paths, home.config, doc, trusted=trusted, merge=merge, dry_run=dry_run)
     rows = [
         ImportRow(
             scope=r.scope,
             added=r.added,
+            proposed=r.proposed if r.added else 0,
+            quarantined=r.held if r.added else 0,
             refused=1 if r.refused else 0,
             present=r.present,
             why=([r.refused] if r.refused else [])
+            + ([] if trusted or r.refused or not r.proposed else [_ELSEWHERE])
+            + r.notes
             + [f"kept this home's {p} (differs from the export)" for p in r.kept],
         )
         for r in done
     ]
     committed = not dry_run and any(r.added for r in done)
-    return ImportReport(format="json", source=where, dry_run=dry_run, committed=committed, rows=rows)
+    return ImportReport(
+        format="json",
+        source=where,
+        dry_run=dry_run,
+        committed=committed,
+        rows=rows + skipped,
+        detected=detected,
+        made_here=trusted,
+    )
+
+
+_ELSEWHERE = (
+    "the export was not made on this machine (or was changed since): its current facts arrive proposed "
+    "for `mem review`, and only acceptances given here count"
+)
 
 
 def _other(
@@ -138,11 +183,3 @@ def _other(
     )
     committed = not dry_run and bool(done.added or done.proposed or done.quarantined)
     return ImportReport(format=chosen, source=where, dry_run=dry_run, committed=committed, rows=[row])
-
-
-def _detect(raw: bytes, where: str) -> str:
-    if b'"memfiles-export"' in raw[:4096]:
-        return "json"
-    raise UsageError(
-        f"{where}: cannot tell what this file is; name its format with --from ({', '.join(IMPORT_FORMATS)})"
-    )

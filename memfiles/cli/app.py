@@ -34,6 +34,11 @@ class MemGroup(TyperGroup):
         except KeyboardInterrupt:
             output.error("interrupted")
             raise typer.Exit(130) from None
+        except MemoryError:  # writes are atomic: what ran out of memory wrote nothing half-way
+            if ctx.meta.get("mem.debug"):
+                raise
+            output.error("out of memory: the input is too large to handle; nothing was written")
+            raise typer.Exit(1) from None
 
 
 app = typer.Typer(

@@ -43,18 +43,22 @@ def import_(
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Import memory through the guarded write path, one commit. A `mem export` (json) is restored verbatim
-    (sources, statuses and ids kept) into empty scopes, or merged with --merge. Other tools' memories —
+    """Import memory through the guarded write path, one commit. A `mem export` (json) is restored into empty
+    scopes, or merged with --merge; with -u/-s only into those scopes. Made on this machine (its signature),
+    it is restored verbatim (sources, statuses and ids kept); made anywhere else, its current facts arrive
+    proposed for `mem review`, its acceptances count for nothing here, and --merge changes no status of
+    this home's facts (each difference is listed). Other tools' memories —
     Claude Code auto memory or CLAUDE.md bullets (claude-code), Codex memory files (codex), Mem0's
     get_all() (mem0), the MCP memory server's file (mcp-memory) — arrive as proposed facts for `mem review`;
     ChatGPT and Claude.ai conversations.json exports (chatgpt, claude-export) as one episode per
     conversation. Importing the same file again changes nothing. Prints a table: added, proposed,
     quarantined, refused, already present.
     """
-    from memfiles.api.transfer import import_memory
+    from memfiles.api.inputs import read_stream
+    from memfiles.api.transfer import MAX_IMPORT_BYTES, import_memory
 
     home = open_home(ctx)
-    data = sys.stdin.buffer.read() if str(source) == "-" else None
+    data = read_stream(sys.stdin.buffer, what="import", limit=MAX_IMPORT_BYTES) if str(source) == "-" else None
     report = import_memory(
         home,
         "<stdin>" if data is not None else source,
@@ -68,7 +72,8 @@ def import_(
     if as_json:
         output.emit_json(report.to_dict())
     else:
-        title = f"import {report.format} from {report.source}" + (" (dry run: nothing written)" if dry_run else "")
+        how = " (detected from the file; name it with --from)" if report.detected else ""
+        title = f"import {report.format}{how} from {report.source}" + (" (dry run: nothing written)" if dry_run else "")
         columns = ("scope", "added", "proposed", "quarantined", "refused", "already present")
         rows = [(r.scope, r.added, r.proposed, r.quarantined, r.refused, r.present) for r in report.rows]
         output.table(title, columns, [[str(v) for v in row] for row in rows])

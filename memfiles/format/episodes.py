@@ -74,13 +74,15 @@ class HeldFinding(BaseModel):
 
 
 class Acceptance(BaseModel):
-    """A person let a held episode in (`mem accept`): the sha256 of the text accepted (`text_sha256`), when, who."""
+    """A person let a held episode in (`mem accept`): the sha256 of the text accepted (`text_sha256`), when, who,
+    and the signature of each machine it was accepted on (memfiles.store.machine; only those count there)."""
 
     model_config = ConfigDict(extra="forbid")
 
     sha256: str
     at: When
     by: OneLine = "person"
+    signatures: list[str] = []
 
     @field_validator("sha256")
     @classmethod

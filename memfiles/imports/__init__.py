@@ -50,6 +50,19 @@ def derived_key(memory: Memory) -> str:
     return key[:_KEY_CHARS].rstrip("_.")
 
 
+def kind_of(value: Any) -> str:
+    """What a JSON value is, for a message: `a string`, `a number`, `an object`, `a list`, `true/false`, `null`."""
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, dict):
+        return "an object"
+    return "a list" if isinstance(value, list) else "null"
+
+
 def _words(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     return re.findall(r"[a-z0-9]+", folded)
@@ -104,13 +117,15 @@ def json_document(data: bytes, where: str) -> Any:
 
 
 def detect(path: Path, data: bytes | None) -> str:
-    """The format of a file, from its name and first bytes; a UsageError saying to name it when unsure."""
+    """The format of a file, from its name and first bytes; a UsageError saying to name it when unsure. Only
+    called without --from, and the import's report says the format was detected."""
     if data is None and path.is_dir():
         return "codex" if ".codex" in path.parts else "claude-code"
     head = (data if data is not None else path.read_bytes()[: 1 << 16])[: 1 << 16]
     if path.suffix.lower() == ".md":
         return "codex" if ".codex" in path.parts else "claude-code"
-    if b'"memfiles-export"' in head[:4096]:
+    # memfiles' own export opens with its format; the words anywhere else (a chat about memfiles) are text
+    if re.match(rb'\s*\{\s*"format"\s*:\s*"memfiles-export"', head) and path.name != "conversations.json":
         return "json"
     if b'"chat_messages"' in head:
         return "claude-export"

@@ -15,7 +15,7 @@ from typing import Any
 
 from memfiles.capture.session import Prompt, Session, as_text, moment_of, text_of
 from memfiles.format.fields import printable_line
-from memfiles.imports import Records
+from memfiles.imports import Records, kind_of
 
 
 def read(raw: Any, where: str, format: str) -> Records:
@@ -28,6 +28,10 @@ def read(raw: Any, where: str, format: str) -> Records:
     for number, item in enumerate(raw, start=1):
         if not isinstance(item, dict):
             found.problems.append(f"{where}: conversation #{number} is not an object; skipped")
+            continue
+        if format == "claude-export" and not isinstance(item.get("chat_messages") or [], list):
+            kind = kind_of(item["chat_messages"])
+            found.problems.append(f"{where}: conversation #{number}: `chat_messages` is {kind}, not a list; skipped")
             continue
         session = _chatgpt(item) if format == "chatgpt" else _claude(item)
         if not session.session_id:

@@ -16,14 +16,45 @@ _HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 _LINK_ONLY = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*(?:[-—:]\s*.*)?$")
 
 
-def read(path: Path, data: bytes | None, where: str) -> Records:
+MAX_FOLDER_BYTES = 64 * 1024 * 1024  # all the markdown files of a folder together
+
+
+def read(path: Path, data: bytes | None, where: str, limit: int = MAX_FOLDER_BYTES) -> Records:
+    """The memories of one markdown file (`data`) or of every `*.md` file in the folder `path`: regular files
+    inside it only (a link that leads out of the folder is skipped and said), at most `limit` bytes in all."""
+    from memfiles.errors import UsageError
+    from memfiles.store.files import TooLarge, read_regular
+
     found = Records()
     if data is not None:
         _file(data, where, found)
         return found
-    files = sorted(p for p in path.rglob("*.md") if p.is_file()) if path.is_dir() else [path]
-    for file in files:
-        _file(file.read_bytes(), str(file), found)
+    if not path.is_dir():
+        try:
+            _file(read_regular(path, limit), where, found)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read it: {exc.strerror}") from None
+        return found
+    root, left = path.resolve(), limit
+    for file in sorted(path.rglob("*.md")):
+        target = file.resolve()
+        if not target.is_relative_to(root):
+            found.problems.append(f"{file}: a link out of {where}; skipped")
+            continue
+        if not target.is_file():
+            continue
+        try:
+            text = read_regular(target, left)
+        except TooLarge:
+            raise UsageError(f"{where}: its markdown files are over the limit of {limit} bytes in all") from None
+        except UsageError as exc:  # a FIFO, a device, a socket named *.md
+            found.problems.append(f"{exc}; skipped")
+            continue
+        except OSError as exc:
+            found.problems.append(f"{file}: cannot read it ({exc.strerror}); skipped")
+            continue
+        left -= len(text)
+        _file(text, str(file), found)
     return found
 
 

@@ -7,24 +7,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from memfiles.imports import Memory, Records
+from memfiles.imports import Memory, Records, kind_of
 
 
 def read(raw: list[tuple[int, Any]], where: str) -> Records:
     found = Records()
     items = raw
     if len(raw) == 1 and isinstance(raw[0][1], dict) and ("entities" in raw[0][1] or "relations" in raw[0][1]):
-        whole = raw[0][1]
-        items = [(1, {"type": "entity", **e}) for e in whole.get("entities", []) if isinstance(e, dict)]
-        items += [(1, {"type": "relation", **r}) for r in whole.get("relations", []) if isinstance(r, dict)]
+        whole, items = raw[0][1], []
+        for field, kind in (("entities", "entity"), ("relations", "relation")):
+            listed = whole.get(field, [])
+            if not isinstance(listed, list):
+                found.problems.append(f"{where}: `{field}` is {kind_of(listed)}, expected a list; skipped")
+                continue
+            for number, one in enumerate(listed, start=1):
+                if isinstance(one, dict):
+                    items.append((1, {**one, "type": kind}))
+                else:
+                    found.problems.append(f"{where}: {field} #{number} is {kind_of(one)}, expected an object; skipped")
     for number, item in items:
         if isinstance(item, str):
             found.problems.append(f"{where}:{number}: {item}; skipped")
         elif not isinstance(item, dict):
             found.problems.append(f"{where}:{number}: not a JSON object; skipped")
         elif item.get("type") == "entity" and isinstance(item.get("name"), str):
-            name = item["name"]
-            for observation in item.get("observations") or []:
+            name, observations = item["name"], item.get("observations") or []
+            if not isinstance(observations, list):  # a string would be one memory per character
+                found.problems.append(
+                    f"{where}:{number}: entity {name}: `observations` is {kind_of(observations)}, "
+                    "expected a list of strings; skipped"
+                )
+                continue
+            for observation in observations:
                 if isinstance(observation, str) and observation.strip():
                     text = " ".join(observation.split())
                     found.memories.append(

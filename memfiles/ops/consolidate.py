@@ -38,6 +38,7 @@ from memfiles.ops.writepath import NewFact
 if TYPE_CHECKING:
     from memfiles.format.extractor import ExtractorDecision, ExtractorOutput
     from memfiles.format.layout import Paths, Scope
+    from memfiles.outcome import Outcome
 
 LISTED_LINES = 50  # change lines and folded files named in a commit message; the rest are counted
 SOURCE = "consolidation"
@@ -118,14 +119,16 @@ def plan(
     )
     result = Plan(scope, now, facts, [s.episode for s in pending])
     result.notes += [f"skipped {problem} (left as it is)" for problem in files.problems]
-    _expire(facts, config, now, result)
+    keyed = _Keyed(facts)
+    _expire(keyed, config, now, result)
     for stored in pending:
-        _apply_episode(facts, stored.episode, config, result)
-        _propose_stated(facts, stored.episode, config, result)
+        _apply_episode(keyed, stored.episode, config, result)
+        _propose_stated(keyed, stored.episode, config, result)
     if pending:
         result.changes.append(f"applied {len(pending)} episode(s) and marked them consolidated")
     if answer is not None:
-        _apply_answer(facts, answer, result.pending, config, now, result)
+        _apply_answer(keyed, answer, result.pending, config, now, result)
+    facts[:] = keyed.flat()
     result.summary.episodes = len(pending)
     _propose_expiry(facts, config, now, result)
     _count(before, facts, result)
@@ -133,7 +136,48 @@ def plan(
     return result
 
 
-def _propose_stated(facts: list[Fact], episode: Episode, config: Config, plan: Plan) -> None:
+class _Keyed:
+    """A scope's facts grouped by key while a plan changes them: every step (an invalidation, a candidate, an
+    expiry, an extractor's decision) touches one key's facts, so consolidation costs what it reads rather than
+    candidates times facts (10 episodes of 100 candidates each took 4.4 s, 40 of them 59 s)."""
+
+    def __init__(self, facts: list[Fact]) -> None:
+        self.order = list(facts)
+        self.by_key: dict[str, list[Fact]] = {}
+        for fact in facts:
+            self.by_key.setdefault(fact.key, []).append(fact)
+        self.ids = {fact.id for fact in facts}
+        self.held = len(facts)
+
+    def add(self, fact: Fact) -> None:
+        """A new fact the plan made outside the write path's settling (a proposal)."""
+        self.of(fact.key).append(fact)
+        self.ids.add(fact.id)
+        self.held += 1
+
+    def of(self, key: str) -> list[Fact]:
+        return self.by_key.setdefault(key, [])
+
+    def current(self) -> list[Fact]:
+        return [fact for group in self.by_key.values() for fact in group if fact.is_current]
+
+    def settle(self, fact: Fact, config: Config, scope: str) -> Outcome:
+        group = self.of(fact.key)
+        size = len(group)
+        outcome = writepath.settle(group, fact, config, scope, taken=self.ids, held=self.held)
+        self.held += len(group) - size
+        self.ids.update(f.id for f in group)
+        return outcome
+
+    def flat(self) -> list[Fact]:
+        """Every fact: those the plan started with in their order, then the new ones."""
+        alive = {id(fact) for group in self.by_key.values() for fact in group}
+        out = [fact for fact in self.order if id(fact) in alive]
+        kept = {id(fact) for fact in out}
+        return out + [fact for group in self.by_key.values() for fact in group if id(fact) not in kept]
+
+
+def _propose_stated(keyed: _Keyed, episode: Episode, config: Config, plan: Plan) -> None:
     """The facts the user stated in the episode (memfiles.capture.statements), proposed for a person to accept."""
     from memfiles.capture.statements import from_turns, user_words
     from memfiles.ops.capture_extract import proposals_of
@@ -141,9 +185,9 @@ def _propose_stated(facts: list[Fact], episode: Episode, config: Config, plan: P
     found = from_turns(user_words(episode.summary, episode.transcript))
     if not found:
         return
-    made, refused = proposals_of(facts, found, config, SOURCE, episode.id, episode.started_at, plan.scope)
+    made, refused = proposals_of(keyed.flat(), found, config, SOURCE, episode.id, episode.started_at, plan.scope)
     for fact in made:
-        facts.append(fact)
+        keyed.add(fact)
         plan.summary.proposed += 1
         plan.changes.append(f"proposed {fact.id} {fact.key} {_quote(fact.value)} (stated in {episode.id})")
     plan.refused += [f"{episode.id} fact {o.key}: {o.rule}: {o.why}" for o in refused]
@@ -173,8 +217,8 @@ def _ended(facts: list[Fact], key: str) -> None:
         current[0].status, current[0].reason = "active", None
 
 
-def _expire(facts: list[Fact], config: Config, now: When, plan: Plan) -> None:
-    for fact in sorted((f for f in facts if f.is_current), key=lambda f: (f.key, clock.order(f.stated_at), f.id)):
+def _expire(keyed: _Keyed, config: Config, now: When, plan: Plan) -> None:
+    for fact in sorted(keyed.current(), key=lambda f: (f.key, clock.order(f.stated_at), f.id)):
         if clock.compare(fact.stated_at, now) > 0:
             continue  # stated after now (a replay with an earlier clock): not ours to judge
         if fact.expires_at:  # an explicit expiry wins over the subject's TTL
@@ -189,10 +233,10 @@ def _expire(facts: list[Fact], config: Config, now: When, plan: Plan) -> None:
             continue
         _supersede(fact, "expired", end, None, reason)
         plan.changes.append(f"expired {fact.id} {fact.key} {_quote(fact.value)}: {reason}")
-        _ended(facts, fact.key)
+        _ended(keyed.of(fact.key), fact.key)
 
 
-def _apply_episode(facts: list[Fact], episode: Episode, config: Config, plan: Plan) -> None:
+def _apply_episode(keyed: _Keyed, episode: Episode, config: Config, plan: Plan) -> None:
     start = episode.started_at
     for stale in episode.invalidates:
         try:
@@ -200,7 +244,7 @@ def _apply_episode(facts: list[Fact], episode: Episode, config: Config, plan: Pl
         except RefusedError as exc:
             plan.refused.append(f"{episode.id} invalidates {stale.key}: {exc.rule}: {exc.why}")
             continue
-        for fact in [f for f in facts if f.key == stale.key and f.is_current]:
+        for fact in [f for f in keyed.of(stale.key) if f.is_current]:
             if clock.compare(supersession.latest(fact), start) > 0:
                 plan.notes.append(f"kept {fact.id} {fact.key}: stated after {episode.id} invalidated it")
                 continue
@@ -208,12 +252,12 @@ def _apply_episode(facts: list[Fact], episode: Episode, config: Config, plan: Pl
             plan.changes.append(
                 f"superseded {fact.id} {fact.key} {_quote(fact.value)} by {episode.id}: {stale.reason.strip()}"
             )
-        _ended(facts, stale.key)
+        _ended(keyed.of(stale.key), stale.key)
     for candidate in episode.facts:
-        subject = candidate.subject or _subject_of(facts, candidate.key)
+        subject = candidate.subject or _subject_of(keyed.of(candidate.key), candidate.key)
         inferred = candidate.confidence != "stated"
         new = NewFact(candidate.key, candidate.value, subject, inferred, SOURCE, episode.id, start)
-        _write(facts, new, config, plan, f"{episode.id} fact {candidate.key}")
+        _write(keyed, new, config, plan, f"{episode.id} fact {candidate.key}")
 
 
 def _subject_of(facts: list[Fact], key: str) -> str:
@@ -222,11 +266,11 @@ def _subject_of(facts: list[Fact], key: str) -> str:
     return max(known, key=lambda f: clock.order(f.stated_at)).subject if known else "user_preference"
 
 
-def _write(facts: list[Fact], new: NewFact, config: Config, plan: Plan, what: str) -> None:
+def _write(keyed: _Keyed, new: NewFact, config: Config, plan: Plan, what: str) -> None:
     """One new fact through the guarded write path: validate and guard, then settle (or report the refusal)."""
     try:
         fact = writepath.validate(new, config)
-        outcome = writepath.settle(facts, fact, config, plan.scope)
+        outcome = keyed.settle(fact, config, plan.scope)
     except RefusedError as exc:
         plan.refused.append(f"{what}: {exc.rule}: {exc.why}")
         return
@@ -239,11 +283,11 @@ def _write(facts: list[Fact], new: NewFact, config: Config, plan: Plan, what: st
 
 
 def _apply_answer(
-    facts: list[Fact], answer: ExtractorOutput, pending: list[Episode], config: Config, now: When, plan: Plan
+    keyed: _Keyed, answer: ExtractorOutput, pending: list[Episode], config: Config, now: When, plan: Plan
 ) -> None:
     from memfiles.ops import extractor
 
-    current = {f.id: f for f in facts if f.is_current}
+    current = {f.id: f for f in keyed.current()}
     extractor.check_ids(answer, set(current), {e.id for e in pending})  # raises: nothing is applied
     starts = {e.id: e.started_at for e in pending}
     outcomes: tuple[tuple[Status, list[ExtractorDecision]], ...] = (
@@ -264,14 +308,14 @@ def _apply_answer(
             plan.changes.append(
                 f"{status} {fact.id} {fact.key} {_quote(fact.value)} (extractor): {decision.reason.strip()}"
             )
-            _ended(facts, fact.key)
+            _ended(keyed.of(fact.key), fact.key)
     for number, proposal in enumerate(answer.new, start=1):
         at = proposal.stated_at or (starts[proposal.episode] if proposal.episode else now)
         inferred = proposal.confidence != "stated"
         new = NewFact(
             proposal.key, proposal.value, proposal.subject, inferred, SOURCE, proposal.episode, at, proposal.expires_at
         )
-        _write(facts, new, config, plan, f"extractor new #{number} {proposal.key}")
+        _write(keyed, new, config, plan, f"extractor new #{number} {proposal.key}")
 
 
 def _count(before: Mapping[str, str], facts: list[Fact], plan: Plan) -> None:

@@ -234,8 +234,15 @@ def parse_output(text: str, name: str = "extractor") -> ExtractorOutput:
             f"extractor {name!r} printed invalid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             f"nothing was applied. Its output began: {head!r}"
         ) from None
+    except RecursionError:
+        raise ExtractorError(
+            f"extractor {name!r} printed JSON nested too deeply to read; nothing was applied "
+            "(the answer is one object of facts and changes: `mem schema extractor`)"
+        ) from None
     try:
         return ExtractorOutput.model_validate(raw, strict=True)
+    except RecursionError:
+        raise ExtractorError(f"extractor {name!r} printed JSON nested too deeply to check; nothing applied") from None
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}" for e in exc.errors()[:5])
         more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""

@@ -2,7 +2,8 @@
 held back from every reader, and settled by a person.
 
 `review` decides, for an episode as it is now, whether a reader may see it: never when it is
-`rejected`; when a person accepted exactly this text (`accepted.sha256`); never while it is `flagged`;
+`rejected`; when a person accepted exactly this text (`accepted.sha256`) on this machine (the acceptance
+signed with its key); never while it is `flagged`;
 otherwise when the guard finds no error in its text as render and recall show it. The same decision
 holds for an episode written by `mem episode` and for one that arrived by hand edit or `git pull`, so
 recall, render, the hook and consolidation all call `withheld`. `accept` and `reject` settle a held
@@ -72,12 +73,35 @@ def review(episode: Episode, *, full: bool = False) -> Review:
     """The episode's state now. `full`: also run the guard on an accepted episode (doctor lists what it still finds)."""
     if episode.status == "rejected":
         return Review("rejected", list(episode.findings))
-    if episode.accepted is not None and episode.accepted.sha256 == text_sha256(episode):
+    if episode.accepted is not None and episode.accepted.sha256 == text_sha256(episode) and accepted_here(episode):
         return Review("accepted", findings(episode) if full else list(episode.findings))
     if episode.status == "flagged":
         return Review("flagged", list(episode.findings) or findings(episode))
     found = findings(episode)
     return Review("flagged", found) if found else Review("shown")
+
+
+def _signed(episode: Episode, sha256: str) -> tuple[str, ...]:
+    return ("memfiles episode acceptance", episode.scope, episode.id, sha256)
+
+
+def signature(episode: Episode) -> str:
+    """This machine's signature of a person's acceptance of `episode`'s text now (what `accept` records)."""
+    from memfiles.store import machine
+
+    return machine.sign(*_signed(episode, text_sha256(episode)))
+
+
+def accepted_here(episode: Episode) -> bool:
+    """Whether a person accepted this episode's recorded hash on this machine: an acceptance is text anyone who
+    can push to the remote or hand over an export can write, so only one signed with this machine's key
+    (memfiles.store.machine) counts; any other leaves the decision to the guard, as if never accepted."""
+    from memfiles.store import machine
+
+    accepted = episode.accepted
+    if accepted is None:
+        return False
+    return any(machine.verify(sig, *_signed(episode, accepted.sha256)) for sig in accepted.signatures)
 
 
 def withheld(episode: Episode) -> bool:
@@ -178,9 +202,16 @@ def accept(paths: Paths, scope: Scope, episode_id: str, by: str) -> Held:
             raise MemError(f"episode {episode_id} is not flagged: the guard finds nothing in it, so nothing to accept")
         if decided.state == "accepted":
             raise MemError(f"episode {episode_id} is already accepted (its text has not changed since)")
+        sha256 = text_sha256(episode)
+        # Accepted on another machine (a teammate, a restored export): this machine's signature is added beside
+        # theirs, so each machine honours the acceptances its own people gave.
+        before = episode.accepted.signatures if episode.accepted and episode.accepted.sha256 == sha256 else []
         episode.findings = findings(episode) or list(decided.findings)
         episode.status = "accepted"
-        episode.accepted = Acceptance(sha256=text_sha256(episode), at=clock.now(), by=" ".join(by.split()) or "person")
+        mine = signature(episode)
+        episode.accepted = Acceptance(
+            sha256=sha256, at=clock.now(), by=" ".join(by.split()) or "person", signatures=[*before, mine]
+        )
         return "accept"
 
     return _settle(paths, scope, episode_id, change)

@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     from memfiles.capture.summary import Draft
 
 _LISTED_FILES = 50  # files named in a commit message; the rest are counted
+# How much one episode may carry (docs/FORMAT.md, "Episodes"): a writer (an assistant over MCP, a JSON file)
+# could otherwise send 100,000 candidate facts, and every later consolidation would read them all.
+MAX_EPISODE_FACTS = 100
+MAX_EPISODE_INVALIDATIONS = 100
+MAX_EPISODE_ENTITIES = 100
+MAX_EPISODE_EVENTS = 500
 
 
 @dataclass(slots=True)
@@ -111,6 +117,16 @@ def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
             f"source {source!r} is not allowed ([sources] allowed: {', '.join(config.sources.allowed)}; "
             "a source is added in mem.local.toml)",
         )
+    for what, items, most in (
+        ("candidate facts", new.facts, MAX_EPISODE_FACTS),
+        ("invalidations", new.invalidates, MAX_EPISODE_INVALIDATIONS),
+        ("entities", new.entities, MAX_EPISODE_ENTITIES),
+        ("events", new.events, MAX_EPISODE_EVENTS),
+    ):
+        if len(items) > most:
+            raise RefusedError(
+                "MEM602", f"episode has {len(items)} {what}, over the limit of {most} per episode; record fewer"
+            )
     summary = new.summary.replace("\r\n", "\n").strip()
     size = len(summary) + sum(len(e) for e in new.events)
     if size > config.memory.max_episode_chars:

@@ -122,11 +122,19 @@ def add_fact(paths: Paths, config: Config, scope: Scope, new: NewFact) -> Outcom
     return transaction(paths, scope, change)
 
 
-def settle(facts: list[Fact], fact: Fact, config: Config, scope: str) -> Outcome:
-    """Settle a validated fact into a scope's facts, in place: the fact limit, review mode, then supersession."""
-    if len(facts) >= config.memory.max_facts_per_scope:
-        raise RefusedError("MEM603", f"{scope} holds {len(facts)} facts, the limit (mem.toml max_facts_per_scope)")
-    fact.id = fact_id(fact.key, fact.value, fact.stated_at, fact.confidence, {f.id for f in facts})
+def settle(
+    facts: list[Fact], fact: Fact, config: Config, scope: str, *, taken: set[str] | None = None, held: int | None = None
+) -> Outcome:
+    """Settle a validated fact into a scope's facts, in place: the fact limit, review mode, then supersession.
+
+    `facts` may be only the fact's key's facts (supersession looks at no other key) when `taken` (every id of
+    the scope) and `held` (how many facts the scope holds) are given: consolidation settles thousands of
+    candidates, each then costing its key's facts rather than the whole scope's."""
+    held = len(facts) if held is None else held
+    if held >= config.memory.max_facts_per_scope:
+        raise RefusedError("MEM603", f"{scope} holds {held} facts, the limit (mem.toml max_facts_per_scope)")
+    taken = {f.id for f in facts} if taken is None else taken
+    fact.id = fact_id(fact.key, fact.value, fact.stated_at, fact.confidence, taken)
     if fact.source in config.sources.review:
         fact.status = "proposed"
         facts.append(fact)

@@ -43,6 +43,10 @@ def read_memory(paths: Paths, scope: Scope) -> MemoryDoc:
     return parse(data, paths.relative(path), expected_scope=str(scope))
 
 
+class TooLarge(UsageError):
+    """A file over the limit its reader set (read_regular)."""
+
+
 def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
     """The bytes of the regular file at `path`, at most `limit` of them, read safely whatever `path` turns out to be.
 
@@ -72,7 +76,7 @@ def read_regular(path: Path, limit: int, what: str = "file") -> bytes:
     finally:
         os.close(fd)
     if size > limit:
-        raise UsageError(f"{path}: the {what} is over the limit of {limit} bytes")
+        raise TooLarge(f"{path}: the {what} is over the limit of {limit} bytes")
     return b"".join(chunks)
 
 
