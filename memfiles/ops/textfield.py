@@ -35,8 +35,10 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True, gu
 
 
 def _guard(name: str, text: str) -> None:
-    from memfiles.lint.rules import guard
+    from memfiles.lint.rules import BY_CODE, judge_fact
 
-    finding = guard(text, kind="fact")
+    finding = judge_fact(text)
     if finding is not None:
-        raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
+        fix = BY_CODE[finding.code].fix if finding.code in BY_CODE else ""
+        hint = f" (fix: {fix})" if fix else ""
+        raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}{hint}")
