@@ -307,12 +307,22 @@ def guard(text: str, kind: str = "fact") -> Finding | None:
     return None
 
 
-def judge_fact(text: str) -> Finding | None:
-    """The one judge of a fact's text (its value, key, subject or source_ref): the first error finding when `text` is
-    read as a fact value, or None when it may be stored and shown. Facts are values, not orders (docs/LINT.md, "The
-    guard by kind of memory"). The write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and the read-time
-    guard all decide by it."""
-    return guard(text, kind="fact")
+def judge_fact(text: str, field: str = "value") -> Finding | None:
+    """The one judge of a fact's text (`field`: its value, key, subject or source_ref): the first error finding when
+    `text` is read as a fact value, or None when it may be stored and shown. Facts are values, not orders (docs/LINT.md,
+    "The guard by kind of memory"): MEM122 order-as-fact judges the value only, since a source_ref may quote what the
+    user asked and a key or subject is a name. The write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and
+    the read-time guard all decide by it."""
+    if field == "value":
+        return guard(text, kind="fact")
+    for finding in check_text(text, rules=_NOT_VALUE_ONLY, kind="fact"):
+        if finding.severity == ERROR:
+            return finding
+    return None
+
+
+VALUE_ONLY = frozenset({"MEM122"})  # the rules that judge a fact's value and no other field
+_NOT_VALUE_ONLY = tuple(rule for rule in RULES if rule.code not in VALUE_ONLY)
 
 
 def judge_episode(text: str, transcript: bool = False) -> Finding | None:

@@ -37,7 +37,7 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True, gu
 def _guard(name: str, text: str) -> None:
     from memfiles.lint.rules import BY_CODE, judge_fact
 
-    finding = judge_fact(text)
+    finding = judge_fact(text, field=name)
     if finding is not None:
         fix = BY_CODE[finding.code].fix if finding.code in BY_CODE else ""
         hint = f" (fix: {fix})" if fix else ""
