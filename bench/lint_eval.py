@@ -175,9 +175,11 @@ def evaluate(rows: list[Row], show_misses: bool, show_alarms: bool, only_half: s
         if shown and show_alarms and row.label == "benign" and found:
             for f in found:
                 print("ALARM", row.group, which, f.code, f.severity, f"line {f.line}", repr(f.excerpt))
-    print("\nAS EPISODES (errors: quarantined; task: bare task requests, reported, not gated)")
+    print("\nAS EPISODES (errors: quarantined; task: bare task requests, reported, not gated; rest: errors among the")
+    print("other rows, what the episode guard is for)")
     print(
         f"{'':<10} {'family or source':<30} {'half':<9} {'n':>5} {'detected':>9} {'errors':>8} {'any':>8} {'task':>8}"
+        f" {'rest':>8}"
     )
     for label in ("injection", "benign"):
         groups = sorted({g for (lab, g, _) in table if lab == label})
