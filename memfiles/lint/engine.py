@@ -117,6 +117,7 @@ def _suppressions(lines: list[str]) -> dict[int, tuple[set[str], str, tuple[int,
 
 
 INSTRUCTION_FILES = frozenset(("CLAUDE.md", "AGENTS.md"))
+_VALUE_LINE = re.compile(r"\s*(?:-\s+)?value\s*:")  # a fact's value in MEMORY.md's frontmatter
 _TRANSCRIPT = re.compile(r"^transcript:\s*(?:true|yes)\s*$", re.MULTILINE)
 
 
@@ -141,7 +142,12 @@ def kind_of(path: str, text: str) -> str:
 def lint_text(text: str, path: str, memory: bool = False, kind: str | None = None) -> list[Finding]:
     """Findings for one file's text read as `kind` (default: as kind_of says): the text rules and conflict markers,
     plus structure rules in a MEMORY.md."""
-    found = rules.check_text(text, kind=kind or kind_of(path, text), frontmatter=True)
+    kind = kind or kind_of(path, text)
+    found = rules.check_text(text, kind=kind, frontmatter=True)
+    if kind == "fact" and os.path.basename(path) == MEMORY_NAME and any(f.code in rules.VALUE_ONLY for f in found):
+        # an order is wrong in a fact's value, not in its source_ref (which may quote the user) or in a note
+        lines = text.split("\n")
+        found = [f for f in found if f.code not in rules.VALUE_ONLY or _VALUE_LINE.match(lines[f.line - 1])]
     found += rules_structure.check_markers(text)
     if memory:
         found.extend(rules_structure.check_memory(text.encode("utf-8"), path))

@@ -82,7 +82,9 @@ class Rule:
     `view` is the form of the line the check reads: "folded" (NFKC, case-folded, homoglyphs and
     leetspeak mapped, zero-width removed, spaced letters joined) or "raw" (the line as written).
     `mask` hides most of the excerpt (secrets must not be copied into reports or logs).
-    `example` is caught by the rule, `near_miss` is not (both shown by --explain and in docs/LINT.md).
+    `example` is caught by the rule, `near_miss` is not (both shown by --explain and in docs/LINT.md); `caught` and
+    `not_caught` are more of each, kept beside the patterns they test (tests/test_rules.py runs every one: changing a
+    rule and its cases is one place). `example` and `near_miss` default to the first of each.
     `anchors` are what every match of the rule contains, one of them at least (memfiles.lint.gate runs the
     rule only on lines that hold one): a word prefix (`ignor` for ignore, ignored, ignoring), a whole word
     (`pin$`), or a string of symbols (`//`, `<|`) anywhere. Folded-view rules name words of the folded view.
@@ -94,8 +96,8 @@ class Rule:
     """
 
     __slots__ = (
-        "anchors", "catches", "check", "code", "example", "fix", "mask", "name", "near_miss", "parts", "profiles",
-        "severity", "view", "why",
+        "anchors", "catches", "caught", "check", "code", "example", "fix", "mask", "name", "near_miss", "not_caught",
+        "parts", "profiles", "severity", "view", "why",
     )  # fmt: skip
 
     def __init__(
@@ -113,8 +115,12 @@ class Rule:
         near_miss: str = "",
         anchors: tuple[str, ...] = (),
         profiles: tuple[str, ...] = ADDRESSED,
+        caught: tuple[str, ...] = (),
+        not_caught: tuple[str, ...] = (),
     ) -> None:
         self.code, self.severity, self.name, self.catches, self.why, self.fix = code, severity, name, catches, why, fix
+        self.caught, self.not_caught = caught, not_caught
+        example, near_miss = example or next(iter(caught), ""), near_miss or next(iter(not_caught), "")
         self.check, self.view, self.mask, self.example, self.near_miss = check, view, mask, example, near_miss
         self.parts: tuple[Anchored, ...] = check.parts if isinstance(check, FirstOf) else ()
         if self.parts:
@@ -140,7 +146,8 @@ class Rule:
         """The same rule with `anchors` (and `profiles`): a new object, rules are not changed once made."""
         return Rule(
             self.code, self.severity, self.name, self.catches, self.why, self.fix, self.check,
-            self.view, self.mask, self.example, self.near_miss, anchors, profiles or self.profiles,
+            self.view, self.mask, self.example, self.near_miss, anchors, profiles or self.profiles, self.caught,
+            self.not_caught,
         )  # fmt: skip
 
 

@@ -273,6 +273,8 @@ _FOLDING = (
     re.compile(r"[0-9@$](?:(?<=[a-z].)|(?=[a-z]))"),
     re.compile(r"[ .\-_*/|][a-z][ .\-_*/|][a-z](?![a-z])"),
     SCRAMBLED,  # a few words with their inner letters shuffled (`ignroe`)
+    re.compile(r"[a-z][-_][a-z]+[-_][a-z]"),  # three words joined by `-` or `_` (textview.JOINED)
+    re.compile(r"%[2-7][0-9a-f]"),  # percent-encoding (textview.PERCENT)
 )
 
 

@@ -1,7 +1,8 @@
 """Text rules shared by `mem lint` and the write guard: one implementation, one set of codes.
 
 The rules live in one module per family (memfiles.lint.rules_instruction, rules_role and rules_jailbreak
-MEM101-MEM109, rules_attacks, rules_dictated and rules_framing MEM110-MEM116, rules_hidden MEM2xx, rules_secrets
+MEM101-MEM109, rules_attacks, rules_dictated and rules_framing MEM110-MEM116, rules_steering MEM117-MEM122
+(data flow, trust, triggers, claims, secrets in replies, orders as facts), rules_hidden MEM2xx, rules_secrets
 MEM3xx, rules_exfil MEM4xx); this module runs them over a text as the kind of text it is (KINDS: a fact value,
 an episode, a declared transcript, an agent instruction file). `severity="error"` findings are what the write
 path refuses or quarantines; warnings are reported by lint only.
@@ -31,12 +32,16 @@ from memfiles.lint import (
     rules_jailbreak,
     rules_role,
     rules_secrets,
+    rules_steering,
 )
 from memfiles.lint.findings import ERROR, EVERYWHERE, KINDS, WARNING, Finding, LazyPattern, Rule
 from memfiles.lint.gate import Gate, Picked, Unit, gate_of
 from memfiles.lint.textview import fold
 
-__all__ = ["ERROR", "KINDS", "RULES", "WARNING", "Finding", "Rule", "check_line", "check_text", "guard", "normalise"]
+__all__ = [
+    "ERROR", "KINDS", "RULES", "WARNING", "Finding", "Rule", "check_line", "check_text", "guard", "judge_episode",
+    "judge_fact", "normalise",
+]  # fmt: skip
 
 
 HTML_COMMENT = Rule(
@@ -62,6 +67,7 @@ RULES: list[Rule] = [
             *rules_role.RULES,
             *rules_dictated.RULES,
             *rules_framing.RULES,
+            *rules_steering.RULES,
             *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM1")),
         ],
         key=lambda rule: rule.code,
@@ -299,3 +305,29 @@ def guard(text: str, kind: str = "fact") -> Finding | None:
         if finding.severity == ERROR:
             return finding
     return None
+
+
+def judge_fact(text: str, field: str = "value") -> Finding | None:
+    """The one judge of a fact's text (`field`: its value, key, subject or source_ref): the first error finding when
+    `text` is read as a fact value, or None when it may be stored and shown. Facts are values, not orders (docs/LINT.md,
+    "The guard by kind of memory"): MEM122 order-as-fact judges the value only, since a source_ref may quote what the
+    user asked and a key or subject is a name. The write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and
+    the read-time guard all decide by it."""
+    if field == "value":
+        return guard(text, kind="fact")
+    for finding in check_text(text, rules=_NOT_VALUE_ONLY, kind="fact"):
+        if finding.severity == ERROR:
+            return finding
+    return None
+
+
+VALUE_ONLY = frozenset({"MEM122"})  # the rules that judge a fact's value and no other field
+_NOT_VALUE_ONLY = tuple(rule for rule in RULES if rule.code not in VALUE_ONLY)
+
+
+def judge_episode(text: str, transcript: bool = False) -> Finding | None:
+    """The one judge of an episode's text: the first error finding when `text` is read as an episode (a declared
+    transcript when `transcript`: speaker labels are structure), or None. An error quarantines the episode
+    (memfiles.ops.quarantine): a request that was made is history; text that tries to change the agent's behaviour,
+    identity, trust or data flow is held back."""
+    return guard(text, kind="transcript" if transcript else "episode")

@@ -4,7 +4,9 @@ Folding undoes the usual ways of hiding a phrase from a keyword rule: compatibil
 (full-width, mathematical letters, ligatures) and accents via NFKD, case via casefold, look-alike
 letters from other scripts (Cyrillic `о` for `o`), regional-indicator and small-capital letters,
 zero-width and other format characters, leetspeak inside words (`1gn0r3`), spaced-out letters
-(`i g n o r e`) and the inner letters of a few words shuffled (`ignroe all prevoius insturctions`). Every
+(`i g n o r e`), the inner letters of a few words shuffled (`ignroe all prevoius insturctions`), words joined
+by `-` or `_` into one token (`forward-every-email`, `always_trust_urls`: three words or more) and
+percent-encoding (`always%20trust%20urls`), both read as the words and spaces they hide. Every
 character of the view remembers which column of the original line it came from, so findings point at what a
 person sees in their editor.
 """
@@ -106,6 +108,37 @@ def _unscramble(match: re.Match[str]) -> str:
     return _CANONICAL.get((word[0], word[-1], len(word), "".join(sorted(word[1:-1]))), word)
 
 
+# Three words or more joined by `-` or `_` (`forward-every-email`, `always_trust_urls`): read as words, one space for
+# one joiner, so columns are kept. Two (`e-mail`, `dev_mode`, `im_start`) are left as written.
+JOINED = re.compile(r"[a-z]+(?:[-_][a-z]+){2,}")
+_JOINERS = str.maketrans("-_", "  ")
+# Percent-encoding of a printable ASCII character (`%20`, `%2C`, `%40`): decoded before anything else is folded.
+PERCENT = re.compile(r"%([2-7][0-9a-fA-F])")
+
+
+def _joined(match: re.Match[str]) -> str:
+    return match.group(0).translate(_JOINERS)
+
+
+def _percent_decoded(line: str) -> tuple[str, list[int]]:
+    """`line` with its percent-encoded printable characters decoded, and the original column of each character."""
+    chars: list[str] = []
+    cols: list[int] = []
+    position = 0
+    for match in PERCENT.finditer(line):
+        for i in range(position, match.start()):
+            chars.append(line[i])
+            cols.append(i)
+        decoded = chr(int(match.group(1), 16))
+        chars.append(decoded if decoded != "\x7f" else " ")
+        cols.append(match.start())
+        position = match.end()
+    for i in range(position, len(line)):
+        chars.append(line[i])
+        cols.append(i)
+    return "".join(chars), cols
+
+
 _DROP_CATEGORIES = ("Cf", "Mn", "Me", "Cs", "Co", "Cn")
 
 
@@ -122,9 +155,15 @@ def _fold_char(char: str) -> str:
 
 def fold(line: str) -> tuple[str, list[int] | None]:
     """The folded view of `line` and, unless it is column-for-column, the original column of each character."""
+    if "%" in line and PERCENT.search(line):
+        decoded, base = _percent_decoded(line)
+        view, inner = fold(decoded)
+        return view, [base[c] for c in inner] if inner is not None else base
     cols: list[int] | None = None  # None: column-for-column with `line`
     if line.isascii():
         view = line.lower()
+        if ("-" in view or "_" in view) and JOINED.search(view):
+            view = JOINED.sub(_joined, view)  # one space for one joiner: columns kept
         if _LEET_CHARS.search(view) and _LEET_NEXT.search(view):
             view = _LEET_WORD.sub(lambda m: m.group(0).translate(LEET), view)  # one letter for one: columns kept
         view = SCRAMBLED.sub(_unscramble, view)  # one letter for one: columns kept
@@ -143,6 +182,7 @@ def fold(line: str) -> tuple[str, list[int] | None]:
                 chars.append(piece)
                 cols.append(index)
         view = "".join(chars)
+        view = JOINED.sub(_joined, view)
         view = _LEET_WORD.sub(lambda m: m.group(0).translate(LEET), view)
         view = SCRAMBLED.sub(_unscramble, view)
     if _SPACED.search(view):

@@ -50,8 +50,10 @@ def not_utf8(text: str) -> str | None:
 
 
 def _guard(name: str, text: str) -> None:
-    from memfiles.lint.rules import guard
+    from memfiles.lint.rules import BY_CODE, judge_fact
 
-    finding = guard(text, kind="fact")
+    finding = judge_fact(text, field=name)
     if finding is not None:
-        raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")
+        fix = BY_CODE[finding.code].fix if finding.code in BY_CODE else ""
+        hint = f" (fix: {fix})" if fix else ""
+        raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}{hint}")
