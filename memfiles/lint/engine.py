@@ -144,7 +144,9 @@ def lint_text(text: str, path: str, memory: bool = False, kind: str | None = Non
     found = rules.check_text(text, kind=kind or kind_of(path, text), frontmatter=True)
     found += rules_structure.check_markers(text)
     if memory:
-        found.extend(rules_structure.check_memory(text.encode("utf-8"), path))
+        seen = {(f.line, f.code) for f in found}
+        structure = rules_structure.check_memory(text.encode("utf-8"), path)
+        found.extend(f for f in structure if (f.line, f.code) not in seen)  # a value's line and it as parsed
     return sorted(found, key=lambda f: (f.line, f.col, f.code))
 
 
