@@ -118,17 +118,26 @@ def review(
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List what waits for a person: proposed facts, and episodes the guard holds back (flagged), each by id.
+    """List what waits for a person: proposed facts, facts and episodes the guard holds back, each by id.
 
-    Settle each with `mem accept ID` or `mem reject ID` (a fact id f-…, or an episode id e-…).
-    --json prints {"facts": [...], "episodes": [...]}.
+    Settle a proposed fact or a flagged episode with `mem accept ID` or `mem reject ID` (f-… or e-…). A held
+    fact (one that arrived by a pull, a hand edit or an import with a value the write path would refuse) is
+    shown to no reader: edit it in MEMORY.md, or `mem forget ID`.
+    --json prints {"facts": [...], "held_facts": [...], "episodes": [...]}.
     """
     handle = open_scope(ctx, user, scope)
-    facts, held = handle.review(), handle.flagged(settled=settled)
+    facts, held_facts, held = handle.review(), handle.held_facts(), handle.flagged(settled=settled)
     if as_json:
-        output.emit_json({"facts": [f.to_dict() for f in facts], "episodes": [h.to_dict() for h in held]})
+        output.emit_json(
+            {
+                "facts": [f.to_dict() for f in facts],
+                "held_facts": [h.to_dict() for h in held_facts],
+                "episodes": [h.to_dict() for h in held],
+            }
+        )
         return
     output.facts(f"{handle} proposed", facts, False)
+    output.held_facts(f"{handle} held facts", held_facts)
     output.held_episodes(f"{handle} flagged episodes", held)
 
 

@@ -3,7 +3,8 @@
 Checks, each a Problem line: settings parse, mem.toml sets nothing a synced file may not (a command,
 a relaxation of the guard) and mem.local.toml stays out of git; every MEMORY.md parses; no recall
 index is corrupt; no temp files from an interrupted write; no unfinished sync merge and no conflict
-markers; no stale git index lock; no uncommitted memory changes; git's own fsck; no episode the guard
+markers; no stale git index lock; no uncommitted memory changes; git's own fsck; no fact the guard holds
+back (memfiles.ops.factguard: it arrived by a pull, a hand edit or an import); no episode the guard
 holds back (`flagged`, waiting for `mem review`; an accepted one it still finds something in is a
 note, not a problem). Repairs (`--fix`)
 only what is safe: an uncommitted file that parses is committed, one that does not is restored
@@ -31,6 +32,7 @@ from memfiles.store import gitrepo
 from memfiles.store.files import git_lock, locked
 
 if TYPE_CHECKING:
+    from memfiles.format.model import Fact
     from memfiles.recall.embedder import Embedder
 
 INTERRUPTED = "mem: doctor commits an interrupted write"
@@ -55,9 +57,11 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
         memory = paths.memory_file(scope)
         if memory.is_file():
             try:
-                parse(memory.read_bytes(), paths.relative(memory), str(scope))
+                doc = parse(memory.read_bytes(), paths.relative(memory), str(scope))
             except MemError as exc:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
+            else:
+                problems.extend(_held_facts(paths, scope, doc.facts))
     problems.extend(_indexes(paths))
     problems.extend(_flagged(paths, use_index))
     problems.extend(_capture_log(paths))
@@ -146,6 +150,23 @@ def reindex(paths: Paths, model: Embedder | None = None, tick: Callable[[int, in
             embedded = vector_build.rebuild(paths, scope, model, tick)
             done.append(f"{scope}: {embedded} episode(s) and fact(s) embedded by meaning (memfiles[semantic])")
     return done
+
+
+def _held_facts(paths: Paths, scope: Scope, facts: list[Fact]) -> list[Problem]:
+    """Facts the guard holds back from every reader (arrived by a pull, a hand edit, an import): a person edits
+    or forgets them."""
+    from memfiles.ops.factguard import held
+
+    relpath = paths.relative(paths.memory_file(scope))
+    return [
+        Problem(
+            relpath,
+            f"fact {one.fact.id} ({one.fact.key}) is held back by the guard "
+            f"({'; '.join(f.line() for f in one.findings)}): edit it in {relpath}, "
+            f"or mem forget -s {scope} {one.fact.id}",
+        )
+        for one in held(paths, scope, facts)
+    ]
 
 
 def _flagged(paths: Paths, use_index: bool) -> list[Problem]:

@@ -8,8 +8,12 @@ episodes (`guarded=False`: the guard's findings quarantine an episode instead, m
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from memfiles.errors import RefusedError
+
+if TYPE_CHECKING:
+    from memfiles.lint.findings import Finding
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -34,9 +38,16 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True, gu
         raise RefusedError("MEM604", f"{name} must be text without control characters")
 
 
-def _guard(name: str, text: str) -> None:
+def judge(text: str) -> Finding | None:
+    """The guard's verdict on one text of a fact (its value, key, subject or source_ref): the first error
+    finding, or None. The one judgement the write path refuses by and every reader holds a fact back by
+    (memfiles.ops.factguard), so a stricter rule applies to both at once."""
     from memfiles.lint.rules import guard
 
-    finding = guard(text, kind="fact")
+    return guard(text, kind="fact")
+
+
+def _guard(name: str, text: str) -> None:
+    finding = judge(text)
     if finding is not None:
         raise RefusedError(finding.code, f"{name} {finding.message}: {finding.excerpt!r}")

@@ -145,9 +145,12 @@ def recall(
     """Recall facts and episodes relevant to `query` from `scopes`, ranked and rendered within the budget.
 
     Episodes come from the recall index (memfiles.recall.index) when it can be used, else from reading the
-    files; both give the same items. With `semantic` (the extra's model, memfiles.recall.hybrid) the
-    ranking is hybrid; its notes (vectors not built yet) are in `Recalled.notes`.
+    files; both give the same items. Facts the guard holds back are left out (memfiles.ops.factguard). With
+    `semantic` (the extra's model, memfiles.recall.hybrid) the ranking is hybrid; its notes (vectors not built
+    yet) are in `Recalled.notes`.
     """
+    from memfiles.ops.factguard import shown
+
     now = clock.now()
     reference = options.as_of or now
     indexed = _indexed(paths, scopes, options, reference) if use_index and options.kind != "facts" else None
@@ -157,7 +160,7 @@ def recall(
         for scope in scopes:
             facts: list[Fact] = []
             if options.kind != "episodes":
-                facts = indexed.facts(paths, scope) if indexed else read_memory(paths, scope).facts
+                facts = shown(paths, scope, indexed.facts(paths, scope) if indexed else read_memory(paths, scope).facts)
             found: list[Episode] = []
             if options.kind != "facts" and indexed is None:
                 found, broken = read_episodes(paths, scope, options.since, reference)  # rank applies --until
@@ -196,14 +199,17 @@ def render_memory(
     budget: int | None = None,
     max_chars: int | None = None,
 ) -> Recalled:
-    """The whole current memory: active facts (by key), then conflicts, then each scope's newest episodes."""
+    """The whole current memory: active facts (by key), then conflicts, then each scope's newest episodes.
+    A fact or an episode the guard holds back is left out, as in recall (memfiles.ops.factguard, .quarantine)."""
+    from memfiles.ops.factguard import shown
+
     now = clock.now()
     facts: list[Item] = []
     conflicts: list[Item] = []
     recent: list[Item] = []
     problems: list[FileFormatError] = []
     for scope in scopes:
-        for item in fact_items(str(scope), believed(read_memory(paths, scope).facts, now, as_of=False)):
+        for item in fact_items(str(scope), believed(shown(paths, scope, read_memory(paths, scope).facts), now, False)):
             item.score, item.relevance = 1.0, _WHOLE
             (facts if item.kind == "fact" else conflicts).append(item)
         found, broken = read_episodes(paths, scope, until=now, newest=newest) if newest else ([], [])

@@ -99,6 +99,7 @@ def scope_page(request: Request) -> HTMLResponse:
         "conflicts": views.conflicts(facts),
         "proposed": [f for f in facts if f.status == "proposed"],
         "held": flagged(handle),
+        "held_facts": handle.held_facts(),
         "counts": views.counts(facts),
         "history": sum(1 for f in facts if f.status not in ("active", "conflict", "proposed")),
         "done": _done(request),
