@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         EpisodeFile,
         Forgotten,
         HeldEpisode,
+        HeldFact,
         Initialised,
         LogEntry,
         RecallItem,
@@ -235,6 +236,8 @@ def synced(result: SyncReport, as_json: bool) -> None:
         return
     first = " (first push: upstream set)" if result.set_upstream else ""
     line(f"synced {branch} with {where}: received {_commits(result.received)}, sent {_commits(result.sent)}{first}")
+    for held in result.held:
+        line(f"held back (shown to no reader; see mem review): {held}")
 
 
 def _commits(count: int) -> str:
@@ -449,6 +452,16 @@ def forgotten(gone: Forgotten, as_json: bool) -> None:
     else:
         line(f"forgot {ids} ({gone.facts[0].key}) and erased it from {gone.purged_blobs} stored file version(s)")
         line(gone.advice or "")
+
+
+def held_facts(title: str, items: list[HeldFact]) -> None:
+    """Facts the guard holds back (`mem review`): id, key, what the guard found, the value's start. Printed only
+    when there are some (most homes never have one)."""
+    from memfiles.recall.render import shorten
+
+    if items:
+        rows = [[h.id, h.fact.key, "; ".join(f.line() for f in h.findings), shorten(h.fact.value, 120)] for h in items]
+        table(title, ["id", "key", "findings", "value"], rows)
 
 
 def held_episodes(title: str, items: list[HeldEpisode]) -> None:

@@ -392,10 +392,10 @@ def test_an_instruction_shaped_source_ref_is_held_back_like_the_rest(home: Path)
     result = runner.invoke(app, ["episode", "Asked about order O-4471.", "--ref", ref, "-u", "alice", "--json"])
     assert result.exit_code == 0, result.output
     [done] = json.loads(result.stdout)
-    assert done["outcome"] == "quarantined" and done["why"].startswith(f"{done['rule']}: source_ref: ")
+    assert done["outcome"] == "quarantined" and done["why"].startswith(f"{done['rule']}: source_ref, column ")
     (home / "mem.toml").write_text((home / "mem.toml").read_text() + '\n[guard]\nepisodes = "refuse"\n')
     refused = runner.invoke(app, ["episode", "Asked again.", "--ref", ref, "-u", "alice"])
-    assert refused.exit_code == 1 and refused.stdout.startswith("refused: MEM103: source_ref: "), refused.stdout
+    assert refused.exit_code == 1 and refused.stdout.startswith("refused: MEM103: source_ref, column "), refused.stdout
     recalled = json.loads(runner.invoke(app, ["recall", "order O-4471", "-u", "alice", "--format", "json"]).stdout)
     assert recalled == []
 

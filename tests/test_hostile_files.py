@@ -73,7 +73,7 @@ def test_a_hostile_file_is_never_written(home: Path) -> None:
     hostile = b"---\nscope: !!python/object/new:os.system [echo pwned]\n---\n"
     path.write_bytes(hostile)
     result = runner.invoke(app, ["add", "-u", "a", "k", "v"])
-    assert result.exit_code == 1 and "users/a/MEMORY.md:2: frontmatter is not valid YAML" in result.output
+    assert result.exit_code == 1 and "users/a/MEMORY.md:2: explicit YAML tag" in result.output
     assert path.read_bytes() == hostile
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -98,8 +100,45 @@ def test_broken_files_are_reported_with_path_and_line(text: bytes, line: int, pr
 
 def test_unsafe_yaml_tags_are_refused_not_executed() -> None:
     text = b"---\nscope: !!python/object/apply:os.system ['echo hi']\n---\n"
-    with pytest.raises(FileFormatError, match="not valid YAML"):
+    with pytest.raises(FileFormatError, match="explicit YAML tag"):
         parse(text, "m", "user:a")
+
+
+FACT_HEAD = "---\nscope: user:a\nfacts:\n- id: f-1\n  key: k\n"
+FACT_TAIL = "  subject: user_preference\n  confidence: stated\n  source: user_statement\n  stated_at: 2026-01-02\n---\n"
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("!!binary SWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM=", "explicit YAML tag '!!binary'"),
+        ("!!python/name:os.system ''", "explicit YAML tag '!!python/name:os.system'"),
+        ("!secret text", "explicit YAML tag '!secret'"),
+        ("!!int 42", "explicit YAML tag '!!int'"),
+        ('"plain \\e[8mhidden"', "control character (U+001B)"),
+        ('"\\x1b[8mhidden"', "control character (U+001B)"),
+        ('"bell \\a"', "control character (U+0007)"),
+        ('"next \\x85line"', "control character (U+0085)"),
+    ],
+)
+def test_tags_and_control_characters_in_values_are_refused_naming_the_line(value: str, problem: str) -> None:
+    """A value a person reads as one thing and a reader gets as another (a tag decodes it, an escape hides
+    text) never parses: the error names the value's line (6)."""
+    text = f"{FACT_HEAD}  value: {value}\n{FACT_TAIL}".encode()
+    with pytest.raises(FileFormatError, match=re.escape(problem)) as caught:
+        parse(text, "users/a/MEMORY.md", "user:a")
+    assert caught.value.line == 6
+    assert str(caught.value).startswith("users/a/MEMORY.md:6: ")
+
+
+def test_a_written_file_holds_no_anchor_or_alias() -> None:
+    """Equal values (stated_at and valid_from, two facts of one day) are each written out, never `&id001`/`*id001`."""
+    same = {"stated_at": "2026-09-02", "valid_from": "2026-09-02", "last_confirmed": "2026-09-02"}
+    doc = MemoryDoc("user:a", [fact(id="f-1", key="a", **same), fact(id="f-2", key="b", **same)], b"")
+    written = serialize(doc)
+    assert b"&" not in written and b"*" not in written
+    assert written.count(b"2026-09-02") == 6
+    assert parse(written, "m", "user:a").facts == doc.facts
 
 
 def test_facts_are_written_in_canonical_order() -> None:

@@ -143,7 +143,7 @@ def test_a_batch_with_one_bad_episode_stores_the_others_and_exits_0(home: Path) 
     assert result.exit_code == 0, result.output
     outcomes = json.loads(result.stdout)
     assert [o["outcome"] for o in outcomes] == ["recorded", "quarantined", "recorded"]
-    assert outcomes[1]["rule"] == "MEM103" and "MEM103: summary: " in outcomes[1]["why"]
+    assert outcomes[1]["rule"] == "MEM103" and "MEM103: summary, column " in outcomes[1]["why"]
     assert git(home, "log", "-1", "--format=%s").strip() == "mem: episodes user:alice (3)"
     assert "quarantined users/alice/episodes/" in git(home, "log", "-1", "--format=%b")
     text = runner.invoke(app, ["episode", "--from-json", "-", "-u", "bob"], input=json.dumps(batch))
@@ -169,7 +169,8 @@ def test_an_episode_edited_in_by_hand_is_held_back_when_the_index_catches_up(hom
     assert (held["id"], held["state"]) == ("e-0000000000aa", "flagged")
     for command in (["doctor"], ["doctor", "--reindex"]):  # after a reindex the fresh index says which are held
         doctor = runner.invoke(app, command)
-        assert doctor.exit_code == 1 and "e-0000000000aa is held back by the guard (MEM103: summary:" in doctor.stdout
+        assert doctor.exit_code == 1
+        assert "e-0000000000aa is held back by the guard (MEM103: summary, column" in doctor.stdout
     linted = json.loads(mem("lint", "--format", "json", code=1))
     assert [(f["path"], f["code"]) for f in linted["findings"]] == [
         ("users/alice/episodes/2026/08/2026-08-03T00-00-00Z-pulled.md", "MEM103")
@@ -186,7 +187,7 @@ def test_the_refuse_policy_refuses_and_only_the_local_file_relaxes_it(home: Path
     (home / "mem.toml").write_text((home / "mem.toml").read_text() + '\n[guard]\nepisodes = "refuse"\n')
     git(home, "commit", "-qam", "tighten the guard")
     out = mem("episode", SPLIT, "-u", "alice", code=1)
-    assert out.startswith("refused: MEM103: summary: ") and '[guard] episodes = "refuse"' in out
+    assert out.startswith("refused: MEM103: summary, column ") and '[guard] episodes = "refuse"' in out
     batch = json.dumps([{"summary": "Fine."}, {"summary": SPLIT}])
     assert "refused: MEM103" in mem("episode", "--from-json", "-", "-u", "alice", stdin=batch, code=1)
     assert not (home / "users/alice/episodes").exists()

@@ -31,10 +31,15 @@ def mem_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "memfiles"]
 
 
+# A control character does not parse in MEMORY.md (tests/test_memoryfile.py), so the values hold none.
+_VALUES = st.text(st.characters(blacklist_categories=("Cc",)), min_size=1, max_size=60).filter(str.strip)
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(values=st.lists(st.text(min_size=1, max_size=60).filter(str.strip), min_size=1, max_size=6))
+@given(values=st.lists(_VALUES, min_size=1, max_size=6))
 def test_any_stored_value_renders_as_one_quoted_field_per_item(home: Path, values: list[str]) -> None:
-    """A hand-edited MEMORY.md can hold anything; the block still has one line per fact, data inside quotes."""
+    """A hand-edited MEMORY.md can hold anything; the block still has one line per fact it shows, data inside
+    quotes (a fact the guard holds back is not shown at all: tests/test_factguard.py)."""
     values = [v.replace("\n", " ").replace("\r", " ") for v in values]
     facts = [
         Fact(
@@ -52,7 +57,10 @@ def test_any_stored_value_renders_as_one_quoted_field_per_item(home: Path, value
     path = home / "users/eve/MEMORY.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(serialize(MemoryDoc("user:eve", facts, b"")))
-    text = open_home(home).scope("user:eve").render(episodes=0).text
+    scope = open_home(home).scope("user:eve")
+    text = scope.render(episodes=0).text
+    held = {h.id for h in scope.held_facts()}
+    values = [f.value for f in facts if f.id not in held]
     lines = text.splitlines()
     assert lines[0].startswith("<memories ") and lines[-1] == "</memories>"
     body = lines[1:-1]

@@ -222,3 +222,24 @@ def test_outcome_depends_on_stated_at_not_on_arrival_order(
     )
     for order in orders:
         assert settle_through_the_file(list(order)) == serial, order
+
+
+def by_agent(value: str, at: str, confidence: str = "stated") -> Fact:
+    """What an assistant wrote over MCP (`source: agent`)."""
+    return make(value, at, confidence).model_copy(update={"source": "agent"})
+
+
+def test_an_assistants_fact_never_supersedes_what_a_person_stated() -> None:
+    person = make("Paris", "2026-03-01")
+    for agent in (by_agent("Berlin", "2026-09-01"), by_agent("Berlin", "2026-09-01", "inferred")):
+        for order in ((person, agent), (agent, person)):
+            store, _ = apply(*(f.model_copy() for f in order))
+            assert current(store) == [("berlin", "conflict"), ("paris", "conflict")]
+    # A person's newer statement still supersedes the assistant's; the assistant's newer one supersedes its own.
+    store, _ = apply(by_agent("Berlin", "2026-03-01"), make("Paris", "2026-09-01"))
+    assert current(store) == [("paris", "active")]
+    store, _ = apply(by_agent("Berlin", "2026-03-01"), by_agent("Rome", "2026-09-01"))
+    assert current(store) == [("rome", "active")]
+    # An inference (agent_summary) a person made through the CLI is not a person's statement: the agent's beats it.
+    store, _ = apply(make("Paris", "2026-03-01", "inferred"), by_agent("Berlin", "2026-09-01"))
+    assert current(store) == [("berlin", "active")]

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         EpisodeFile,
         Forgotten,
         HeldEpisode,
+        HeldFact,
         Initialised,
         LogEntry,
         RecallItem,
@@ -63,7 +64,7 @@ _MODULES = {
     "memfiles.api.home": "Home clone extractor_schema init keep_warm merge_driver open_home",
     "memfiles.api.inputs": "EpisodeInput episodes_from_json",
     "memfiles.api.models": (
-        "Cloned Consolidation DoctorReport EpisodeFile Forgotten HeldEpisode Initialised LogEntry RecallItem "
+        "Cloned Consolidation DoctorReport EpisodeFile Forgotten HeldEpisode HeldFact Initialised LogEntry RecallItem "
         "RecallResult Scores SyncReport WrittenInto"
     ),
     "memfiles.api.scope": "ScopeHandle",
@@ -106,6 +107,7 @@ __all__ = [
     "FindingModel",
     "Forgotten",
     "HeldEpisode",
+    "HeldFact",
     "Home",
     "ImportReport",
     "ImportRow",

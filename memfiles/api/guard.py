@@ -88,7 +88,8 @@ def lint(
 
     ignored = engine.parse_codes(ignore)
     if paths:
-        return engine.lint_paths([Path(p) for p in paths], engine.parse_codes(select), ignored, Path.cwd(), jobs, kind)
+        found = engine.lint_paths([Path(p) for p in paths], engine.parse_codes(select), ignored, Path.cwd(), jobs, kind)
+        return settle_accepted(found, Path.cwd())
     from memfiles.api.home import open_home
 
     try:
@@ -96,6 +97,44 @@ def lint(
     except HomeError as exc:
         raise UsageError(f"mem lint: give files or folders to check, or a memory home ({exc})") from None
     return opened.lint(select=select, ignore=ignore, jobs=jobs, kind=kind)
+
+
+# The codes of the text rules (MEM1xx-MEM4xx): what the guard found and a person accepted. Structure (MEM5xx) and
+# conflict markers are never settled by an acceptance.
+_TEXT_RULES = ("MEM1", "MEM2", "MEM3", "MEM4")
+
+
+def settle_accepted(report: LintReport, base: Path) -> LintReport:
+    """`report` with each episode a person accepted (FORMAT.md, "Quarantine": this text, this acceptance) reported
+    once, as a warning naming who accepted it, instead of the text rules' errors on it: `mem lint` (and the
+    pre-commit hook) pass on a home whose only findings are accepted episodes, and still show them."""
+    from memfiles.errors import MemError
+    from memfiles.format import episodes
+    from memfiles.lint.engine import Reported
+    from memfiles.lint.findings import ERROR, WARNING
+    from memfiles.lint.findings import Finding as LintFinding
+    from memfiles.ops.quarantine import review
+
+    erred = {r.path for r in report.findings if r.finding.severity == ERROR and r.finding.code.startswith(_TEXT_RULES)}
+    for path in sorted(p for p in erred if "episodes/" in p.replace(os.sep, "/") and p.endswith(".md")):
+        try:
+            episode = episodes.parse((base / path).read_bytes(), path)
+        except (OSError, MemError):
+            continue
+        decided = review(episode)
+        if decided.state != "accepted" or episode.accepted is None:
+            continue
+        settled = [r for r in report.findings if r.path == path and r.finding.code.startswith(_TEXT_RULES)]
+        codes = ", ".join(sorted({r.finding.code for r in settled}))
+        by = f"{episode.accepted.by} on {episode.accepted.at:%Y-%m-%d}"
+        message = (
+            f"episode {episode.id} accepted by {by}: the guard's findings ({codes}) are settled (mem review --settled)"
+        )
+        first = min(r.finding.line for r in settled)
+        report.findings = [r for r in report.findings if r not in settled]
+        report.findings.append(Reported(path, LintFinding(settled[0].finding.code, WARNING, message, first, 1, "")))
+    report.findings.sort(key=lambda r: (r.path, r.finding.line, r.finding.col))
+    return report
 
 
 def explain_rule(code: str) -> Rule:

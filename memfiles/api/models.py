@@ -236,7 +236,7 @@ class Consolidation(BaseModel):
 
 
 class SyncReport(BaseModel):
-    """What one `mem sync` did: commits received and sent."""
+    """What one `mem sync` did: commits received and sent, and the facts received that the guard holds back."""
 
     model_config = _FROZEN
 
@@ -246,6 +246,7 @@ class SyncReport(BaseModel):
     sent: int = 0
     committed_hand_edits: bool = False
     set_upstream: bool = False
+    held: list[str] = []  # the facts received that the guard holds back: `scope id key: CODE: message`
 
 
 class DoctorReport(BaseModel):
@@ -301,6 +302,24 @@ class EpisodeFile(BaseModel):
             "episode": episode,
             "text": self.text,
         }
+
+
+class HeldFact(BaseModel):
+    """A fact the guard holds back from recall, render, the hooks and MCP (`mem review`): the fact, and the guard's
+    error findings on its key, value, subject or source_ref."""
+
+    model_config = _FROZEN
+
+    fact: Fact
+    findings: list[HeldFinding]
+
+    @property
+    def id(self) -> str:
+        return self.fact.id
+
+    def to_dict(self) -> dict[str, Any]:
+        """As `mem review --json` prints it."""
+        return {"id": self.fact.id, "findings": [f.model_dump() for f in self.findings], "fact": self.fact.to_dict()}
 
 
 class HeldEpisode(BaseModel):

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the result models load with the methods that make them: a w
         EpisodeFile,
         Forgotten,
         HeldEpisode,
+        HeldFact,
         RecallKind,
         RecallResult,
         StaleFact,
@@ -75,10 +76,18 @@ class ScopeHandle:
             return Outcome(kind="refused", scope=str(self.scope), key=key, rule=exc.rule, why=exc.why)
 
     def show(self, *, everything: bool = False) -> list[Fact]:
-        """Current facts (active and conflicts), by key; `everything=True` adds history and pending ones."""
+        """Current facts (active and conflicts), by key; `everything=True` adds history and pending ones.
+
+        A fact the guard holds back (`held_facts`) is left out of the current facts, as recall leaves it out;
+        `everything=True` lists every fact of the file, held ones included (for a person, not a prompt)."""
         from memfiles.ops.supersession import visible
 
-        return [f for f in visible(read_memory(self.home.paths, self.scope).facts, everything)]
+        facts = read_memory(self.home.paths, self.scope).facts
+        if not everything:
+            from memfiles.ops.factguard import shown
+
+            facts = shown(self.home.paths, self.scope, facts)
+        return [f for f in visible(facts, everything)]
 
     def history(self, key: str) -> list[Fact]:
         """Every fact a key has had, oldest first."""
@@ -137,6 +146,15 @@ class ScopeHandle:
     def review(self) -> list[Fact]:
         """Proposed facts waiting for a person (flagged episodes: `flagged()`)."""
         return [f for f in read_memory(self.home.paths, self.scope).facts if f.status == "proposed"]
+
+    def held_facts(self) -> list[HeldFact]:
+        """Facts the guard holds back from every reader, whoever wrote them (a pull, a hand edit, an import),
+        with the rule that holds each; a person edits the fact in MEMORY.md or forgets it (`forget`)."""
+        from memfiles.api.models import HeldFact
+        from memfiles.ops.factguard import held
+
+        found = held(self.home.paths, self.scope, read_memory(self.home.paths, self.scope).facts)
+        return [HeldFact(fact=h.fact, findings=h.findings) for h in found]
 
     def flagged(self, *, settled: bool = False) -> list[HeldEpisode]:
         """Episodes the guard holds back, waiting for `accept_episode` or `reject_episode` (oldest first);

@@ -133,21 +133,30 @@ def review(
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """What waits for a person: proposed facts, and episodes the guard holds back (flagged), each by id.
+    """What waits for a person: proposed facts, facts and episodes the guard holds back, each by id.
 
-    At a terminal, a pass over each one: [a]ccept, [r]eject, [s]kip, [e]dit (a fact: you give the value, kept
-    as your statement, the proposal rejected) or [q]uit; each answer is written (and committed) at once.
-    Elsewhere, or with --list, a list; --format json prints {"facts": [...], "episodes": [...]}. Settle many at
-    once with `mem accept --all`, `--source import` or `--key 'note.*'`.
+    At a terminal, a pass over each proposed fact and flagged episode: [a]ccept, [r]eject, [s]kip, [e]dit (a
+    fact: you give the value, kept as your statement, the proposal rejected) or [q]uit; each answer is written
+    (and committed) at once. Elsewhere, or with --list, a list; --format json prints {"facts": [...],
+    "held_facts": [...], "episodes": [...]}. Settle many at once with `mem accept --all`, `--source import` or
+    `--key 'note.*'`. A held fact (one that arrived by a pull, a hand edit or an import with a value the write
+    path would refuse) is shown to no reader: edit it in MEMORY.md, or `mem forget ID`.
     """
     handle = open_scope(ctx, user, scope)
     warn_unknown(handle.home, [str(handle)])
-    facts, held = handle.review(), handle.flagged(settled=settled)
+    facts, held_facts, held = handle.review(), handle.held_facts(), handle.flagged(settled=settled)
     if as_json or fmt == "json":
-        output.emit_json({"facts": [f.to_dict() for f in facts], "episodes": [h.to_dict() for h in held]})
+        output.emit_json(
+            {
+                "facts": [f.to_dict() for f in facts],
+                "held_facts": [h.to_dict() for h in held_facts],
+                "episodes": [h.to_dict() for h in held],
+            }
+        )
         return
     if interactive is None:
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    output.held_facts(f"{handle} held facts", held_facts)
     if not interactive:
         output.facts(f"{handle} proposed", facts, False)
         output.held_episodes(f"{handle} flagged episodes", held)

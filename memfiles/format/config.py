@@ -45,9 +45,9 @@ max_episode_chars = 20000
 
 [sources]
 # Sources a write may name. "web" and "tool_output" are left out on purpose: text an agent read
-# is how injected instructions become memory. Here sources may only be removed; a source is
-# added on one machine, in its mem.local.toml.
-allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person"]
+# is how injected instructions become memory. "agent" is what an assistant writes over MCP. Here
+# sources may only be removed; a source is added on one machine, in its mem.local.toml.
+allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person", "agent"]
 # Sources whose writes wait as `proposed` until a person runs `mem accept` (e.g. ["agent_summary"]).
 review = []
 
@@ -114,7 +114,7 @@ LOCAL_TOML = """\
 # extractor = "llm -m gpt-4o-mini -x"   # the command `mem consolidate` asks (mem.toml's never runs)
 #
 # [sources]
-# allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person", "web"]
+# allowed = ["user_statement", "agent_summary", "consolidation", "import", "capture", "person", "agent", "web"]
 # review = []
 #
 # [lint]
@@ -142,7 +142,9 @@ class MemorySettings(_Section):
     max_episode_chars: NonNegativeInt = 20000
 
 
-DEFAULT_ALLOWED = ("user_statement", "agent_summary", "consolidation", "import", "capture", "person")
+DEFAULT_ALLOWED = ("user_statement", "agent_summary", "consolidation", "import", "capture", "person", "agent")
+# The list `mem init` wrote before the `agent` source existed: a home made then still lets an assistant write.
+_BEFORE_AGENT = list(DEFAULT_ALLOWED[:-1])
 
 
 class SourcesSettings(_Section):
@@ -358,6 +360,8 @@ def tighten(raw: Raw, name: str) -> tuple[Raw, list[Ignored]]:
         )
         ignored.append(Ignored(name, "[consolidate] extractor", f"= {_shown(command)} is not run", why))
     sources = out.get("sources", {})
+    if sources.get("allowed") == _BEFORE_AGENT:
+        sources["allowed"] = list(DEFAULT_ALLOWED)
     added = [source for source in sources.get("allowed", []) if source not in DEFAULT_ALLOWED]
     if added:
         sources["allowed"] = [source for source in sources["allowed"] if source in DEFAULT_ALLOWED]

@@ -218,6 +218,11 @@ class Paths:
         """
         return self.cache / "index" / f"{scope.kind}-{scope.id}{'.' + version if version else ''}.sqlite3"
 
+    def guard_memo(self, scope: Scope) -> Path:
+        """The guard's signed decisions on the scope's facts (rebuildable, git-ignored): `.cache/guard/<kind>-<id>.json`
+        (memfiles.ops.factguard)."""
+        return self.cache / "guard" / f"{scope.kind}-{scope.id}.json"
+
     def index_files(self, scope: Scope) -> list[Path]:
         """Every index file of the scope, of any version (see index_file)."""
         folder = self.cache / "index"

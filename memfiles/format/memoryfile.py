@@ -51,6 +51,14 @@ class Checked:
     problems: list[tuple[int, Problem]]
     facts: list[tuple[int, Fact]]
     ids: set[str]  # every id the file's facts name, readable or not
+    front: str | None = None  # the YAML text (to locate a field: `field_line`)
+    first_line: int = 2
+
+    def field_line(self, index: int, name: str) -> int:
+        """The file line of field `name` of the `index`th fact (its item's line when it cannot be located)."""
+        if self.front is None:
+            return 1
+        return yamlio.locate(self.front, ("facts", index, name)) + self.first_line
 
 
 def parse(data: bytes, path: str, expected_scope: str | None = None) -> MemoryDoc:
@@ -82,11 +90,11 @@ def check(data: bytes, path: str, expected_scope: str | None = None) -> Checked:
     if found:
         located = sorted(((yamlio.locate(cut.front, p.where) + cut.first_line, p) for p in found), key=_by_line)
         readable = [(line, fact) for line, item in zip(lines, items, strict=False) if (fact := _lenient(item))]
-        return Checked(None, located, readable, ids)
+        return Checked(None, located, readable, ids, cut.front, cut.first_line)
     front = Frontmatter.model_validate(raw or {})
     facts = front.facts or []
     doc = MemoryDoc(scope=expected_scope or front.scope or "", facts=facts, body=cut.body, bom=cut.bom)
-    return Checked(doc, [], list(zip(lines, facts, strict=False)), ids)
+    return Checked(doc, [], list(zip(lines, facts, strict=False)), ids, cut.front, cut.first_line)
 
 
 def _lenient(item: Any) -> Fact | None:

@@ -4,7 +4,10 @@
   `12.50` stay as written; YAML 1.1 would turn them into booleans and numbers), except `null`, `~` and
   nothing, which are null. Types are the models' business (`memfiles.format.model`), which is where a
   date or a flag is checked and reported by field. A mapping that repeats a key is an error with the
-  line of the second one, never "last key wins". Only safe YAML: no Python tags.
+  line of the second one, never "last key wins". Only safe YAML, and no explicit tags at all (`!!binary`,
+  `!!python/…`, `!anything`): a tag would turn the text a person reads into another value than the one a
+  reader gets. A value holding a control character (typed as a double-quoted escape, `"\\e"`, `"\\x1b"`) is
+  refused too: it would hide text from a person and from `mem lint`. Both errors name the line.
 - **Writing** is one canonical Dumper: keys in the order given (`sort_keys=False`), never folded, dates
   as `YYYY-MM-DD` and times as `YYYY-MM-DDTHH:MM:SSZ`, so diffs stay small and files stable.
 - **Splitting** finds the fences with the handler's boundary (a line of three or more dashes). The body
@@ -30,8 +33,36 @@ BOM = b"\xef\xbb\xbf"
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 
 
+# The tags our Loader resolves by itself (plain scalars are text, `null`/`~`/nothing is null): a node with any
+# other tag was given one explicitly in the file.
+_IMPLICIT_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "null", "map", "seq"))
+# Control characters a value may not hold (tab and line feed are text; C1 controls and DEL are not).
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class Refused(ConstructorError):
+    """Frontmatter that is YAML but that memfiles will not read: an explicit tag, a control character."""
+
+
 class _TextConstructor(SafeConstructor):
-    """Safe construction that refuses a mapping holding the same key twice (a hand edit that would lose facts)."""
+    """Safe construction that refuses a mapping holding the same key twice (a hand edit that would lose facts),
+    any explicit tag, and text holding a control character."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        if node.tag not in _IMPLICIT_TAGS:
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            problem = f"explicit YAML tag {tag!r}: memfiles reads values as plain text; remove the tag"
+            raise Refused(None, None, problem, node.start_mark)
+        return super().construct_object(node, deep=deep)
+
+    def construct_scalar(self, node: yaml.ScalarNode | yaml.MappingNode) -> Any:
+        value = super().construct_scalar(node)
+        found = CONTROL.search(value) if isinstance(value, str) else None
+        if found is not None:
+            code = f"U+{ord(found.group()):04X}"
+            problem = f"a control character ({code}) in a value, hidden from a person reading the file; remove it"
+            raise Refused(None, None, problem, node.start_mark)
+        return value
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -62,7 +93,13 @@ Loader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""
 
 
 class Dumper(yaml.SafeDumper):
-    """The one canonical way memfiles writes YAML (PyYAML's own emitter, so the bytes never depend on libyaml)."""
+    """The one canonical way memfiles writes YAML (PyYAML's own emitter, so the bytes never depend on libyaml).
+
+    Plain values only: two equal values (a fact's `stated_at` and `valid_from`) are each written out, never as
+    an anchor and an alias (`&id001` / `*id001`), which a person reading the file should not have to decode."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.ScalarNode:
@@ -115,6 +152,9 @@ def load(front: str, path: str, first_line: int = 2) -> Any:
     """The YAML text of a frontmatter as Python values (see the module docstring), or a FileFormatError."""
     try:
         return HANDLER.load(front, Loader=Loader)
+    except Refused as exc:
+        mark = exc.problem_mark
+        raise FileFormatError(path, (mark.line if mark else 0) + first_line, exc.problem or "refused") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + first_line if mark is not None else first_line

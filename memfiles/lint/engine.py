@@ -139,10 +139,33 @@ def kind_of(path: str, text: str) -> str:
     return "episode"
 
 
+# What memfiles itself writes in an episode's frontmatter about the guard (FORMAT.md, "Quarantine"): its own
+# metadata, never text an agent reads, so lint does not read it.
+_OWN_METADATA = re.compile(r"^(?:findings|accepted):", re.MULTILINE)
+
+
+def _without_own_metadata(text: str) -> str:
+    """`text` with the lines of its frontmatter's `findings:` and `accepted:` blocks blanked (lines kept)."""
+    end = text.find("\n---", 3)
+    if not text.startswith("---") or end < 0 or not _OWN_METADATA.search(text, 0, end):
+        return text
+    lines = text[:end].split("\n")
+    inside = False
+    for index, line in enumerate(lines):
+        if line[:1] not in (" ", "-", "\t") or not line:
+            inside = bool(_OWN_METADATA.match(line))
+        if inside:
+            lines[index] = ""
+    return "\n".join(lines) + text[end:]
+
+
 def lint_text(text: str, path: str, memory: bool = False, kind: str | None = None) -> list[Finding]:
     """Findings for one file's text read as `kind` (default: as kind_of says): the text rules and conflict markers,
-    plus structure rules in a MEMORY.md."""
+    plus structure rules in a MEMORY.md. In an episode, the guard's findings and acceptance memfiles records in the
+    frontmatter are its own metadata and are not read."""
     kind = kind or kind_of(path, text)
+    if kind in ("episode", "transcript") and not memory:
+        text = _without_own_metadata(text)
     found = rules.check_text(text, kind=kind, frontmatter=True)
     if kind == "fact" and os.path.basename(path) == MEMORY_NAME and any(f.code in rules.VALUE_ONLY for f in found):
         # an order is wrong in a fact's value, not in its source_ref (which may quote the user) or in a note
@@ -150,7 +173,9 @@ def lint_text(text: str, path: str, memory: bool = False, kind: str | None = Non
         found = [f for f in found if f.code not in rules.VALUE_ONLY or _VALUE_LINE.match(lines[f.line - 1])]
     found += rules_structure.check_markers(text)
     if memory:
-        found.extend(rules_structure.check_memory(text.encode("utf-8"), path))
+        seen = {(f.line, f.code) for f in found}
+        structure = rules_structure.check_memory(text.encode("utf-8"), path)
+        found.extend(f for f in structure if (f.line, f.code) not in seen)  # a value's line and it as parsed
     return sorted(found, key=lambda f: (f.line, f.col, f.code))
 
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from memfiles import clock
 from memfiles.errors import FileFormatError
 from memfiles.lint.findings import ERROR, WARNING, Finding, Rule
+
+if TYPE_CHECKING:
+    from memfiles.format.memoryfile import Checked
 
 OVERSIZE_BYTES = 256 * 1024
 
@@ -165,6 +169,28 @@ def check_memory(data: bytes, path: str) -> list[Finding]:
             target = fact.superseded_by
             message = f"fact {fact.id} is superseded_by {target!r}, which is not in the file"
             found.append(_finding("MEM507", line, message))
+    if checked.doc is not None:
+        found += _parsed_values(checked)
+    return found
+
+
+GUARDED_FIELDS = ("key", "value", "source_ref")
+
+
+def _parsed_values(checked: Checked) -> list[Finding]:
+    """The write guard on each fact's fields as a reader gets them (YAML quoting and escapes undone, a folded
+    value joined): what the lines of the file show is read by the text rules already, so `lint_text` keeps
+    a finding here only where the line's own reading missed it."""
+    from memfiles.lint.rules import guard
+
+    found: list[Finding] = []
+    for index, (_line, fact) in enumerate(checked.facts):
+        for name in GUARDED_FIELDS:
+            text = getattr(fact, name)
+            hit = guard(text, kind="fact") if text else None
+            if hit is not None:
+                message = f"{hit.message} (fact {fact.id} `{name}` as parsed)"
+                found.append(hit._replace(line=checked.field_line(index, name), col=1, message=message))
     return found
 
 

@@ -24,7 +24,7 @@ from memfiles.format.config import Config
 from memfiles.format.layout import Paths, Scope
 from memfiles.format.memoryfile import MemoryDoc
 from memfiles.format.model import Fact, normalise_value
-from memfiles.ops import extractor
+from memfiles.ops import extractor, factguard
 from memfiles.ops.capture import SOURCE
 from memfiles.ops.writepath import NewFact, transaction, validate
 
@@ -37,7 +37,8 @@ from memfiles.store.files import read_memory
 def propose(paths: Paths, config: Config, scope: Scope, relpath: str) -> list[Outcome]:
     """Ask the extractor about the episode at `relpath` in `scope`; its new facts are written `proposed`, one commit."""
     episode = episodes.parse((paths.root / relpath).read_bytes(), relpath, str(scope))
-    facts = [f for f in read_memory(paths, scope).facts if f.status in ("active", "conflict")]
+    current = [f for f in read_memory(paths, scope).facts if f.status in ("active", "conflict")]
+    facts = factguard.shown(paths, scope, current)  # what the guard holds back reaches no model's prompt
     payload = extractor.request(str(scope), clock.now(), facts, [episode])
     answer = extractor.run(config.consolidate.extractor, payload, config.consolidate.extractor_timeout)
     extractor.check_ids(answer, {f.id for f in facts}, {episode.id})

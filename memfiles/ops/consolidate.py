@@ -29,7 +29,7 @@ from memfiles.format.episodes import Episode
 from memfiles.format.fields import Status
 from memfiles.format.memoryfile import MemoryDoc, serialize
 from memfiles.format.model import Fact
-from memfiles.ops import commit, scopefiles, supersession, writepath
+from memfiles.ops import commit, factguard, scopefiles, supersession, writepath
 from memfiles.ops.commit import FileChanges
 from memfiles.ops.scopefiles import ScopeFiles, StoredEpisode
 from memfiles.ops.textfield import check_text_field
@@ -463,7 +463,9 @@ def _run_scope(
         # Only episodes the extractor read are applied; one recorded meanwhile waits for the next run.
         seen = {e.id for e in staged.pending}
         if staged.pending:  # nothing new to read: the extractor is not asked, so a second run changes nothing
-            current = [f for f in staged.facts if f.is_current]
+            # A fact the guard holds back (it arrived by a pull or a hand edit) is no more the extractor's to read
+            # than a prompt's (memfiles.ops.factguard).
+            current = factguard.shown(paths, scope, [f for f in staged.facts if f.is_current])
             payload = extractor.request(str(scope), now, current, staged.pending)
             try:
                 answer = extractor.run(command, payload, config.consolidate.extractor_timeout)

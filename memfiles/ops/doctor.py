@@ -7,7 +7,8 @@ files from an interrupted write; no unfinished sync merge and no conflict marker
 lock; no uncommitted memory changes; git's own fsck; no episode the guard holds back (`flagged`,
 waiting for `mem review`; an accepted one it still finds something in is a note, not a problem); no
 folder under users/, orgs/, agents/ that no scope can name (`users/Alice`); nothing under .cache/
-tracked by git, and no link there; with recall by meaning on, nothing without vectors and no
+tracked by git, and no link there; no fact the guard holds back (memfiles.ops.factguard: it
+arrived by a pull, a hand edit or an import); with recall by meaning on, nothing without vectors and no
 interrupted reindex; no hook whose last run failed unseen. Repairs (`--fix`) only what is safe: an
 uncommitted file that parses is committed, one that does not is restored from the last commit; temp
 files, a stale index lock and links under .cache/ are removed; a corrupt or foreign index or vector
@@ -35,6 +36,7 @@ from memfiles.store import gitrepo
 from memfiles.store.files import git_lock, locked
 
 if TYPE_CHECKING:
+    from memfiles.format.model import Fact
     from memfiles.recall.embedder import Embedder
 
 INTERRUPTED = "mem: doctor commits an interrupted write"
@@ -63,9 +65,11 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
         memory = paths.memory_file(scope)
         if memory.is_file():
             try:
-                parse(memory.read_bytes(), paths.relative(memory), str(scope))
+                doc = parse(memory.read_bytes(), paths.relative(memory), str(scope))
             except MemError as exc:
                 problems.append(Problem(paths.relative(memory), f"does not parse: {exc}"))
+            else:
+                problems.extend(_held_facts(paths, scope, doc.facts))
     problems.extend(_indexes(paths))
     problems.extend(doctor_caches.vector_caches(paths))
     problems.extend(doctor_caches.model_copies(paths))
@@ -310,6 +314,23 @@ def health_notes(paths: Paths) -> list[str]:
             line += f"; home {entry['home']} ({entry.get('found_by', '?')})"
         notes.append(line)
     return notes
+
+
+def _held_facts(paths: Paths, scope: Scope, facts: list[Fact]) -> list[Problem]:
+    """Facts the guard holds back from every reader (arrived by a pull, a hand edit, an import): a person edits
+    or forgets them."""
+    from memfiles.ops.factguard import held
+
+    relpath = paths.relative(paths.memory_file(scope))
+    return [
+        Problem(
+            relpath,
+            f"fact {one.fact.id} ({one.fact.key}) is held back by the guard "
+            f"({'; '.join(f.line() for f in one.findings)}): edit it in {relpath}, "
+            f"or mem forget -s {scope} {one.fact.id}",
+        )
+        for one in held(paths, scope, facts)
+    ]
 
 
 def _flagged(paths: Paths, use_index: bool) -> list[Problem]:

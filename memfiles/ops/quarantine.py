@@ -31,7 +31,10 @@ State = Literal["shown", "flagged", "accepted", "rejected"]
 
 
 def findings(episode: Episode) -> list[HeldFinding]:
-    """The guard's error findings on `episode` now: its text as a transcript or an episode, its fact values strictly."""
+    """The guard's error findings on `episode` now: its text as a transcript or an episode, its fact values strictly.
+
+    Each is recorded as its rule's code and where it is (`summary, column 12`), never the rule's words or the
+    text matched: the frontmatter that holds them is read by `mem lint` too (`mem lint --explain CODE` says more)."""
     from memfiles.lint.rules import ERROR, check_text
 
     lines = guarded_lines(episode)
@@ -41,11 +44,11 @@ def findings(episode: Episode) -> list[HeldFinding]:
         for f in check_text("\n".join(text for _, text in lines), kind=where):
             if f.severity == ERROR:
                 name = lines[f.line - 1][0] if 0 < f.line <= len(lines) else "text"
-                found.append(HeldFinding(code=f.code, message=_one_line(f"{name}: {f.message}")))
+                found.append(HeldFinding(code=f.code, message=_one_line(f"{name}, column {f.col}")))
     for fact in episode.facts:
         for f in check_text(fact.value, kind="fact"):
             if f.severity == ERROR:
-                found.append(HeldFinding(code=f.code, message=_one_line(f"fact {fact.key}: {f.message}")))
+                found.append(HeldFinding(code=f.code, message=_one_line(f"fact {fact.key}, column {f.col}")))
     unique: dict[tuple[str, str], HeldFinding] = {}
     for held in found:
         unique.setdefault((held.code, held.message), held)

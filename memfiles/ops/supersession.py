@@ -5,7 +5,9 @@ is settled against them by `stated_at`, never by arrival order:
 - same value (case/whitespace-insensitive): reinforce, no new fact;
 - a newer fact beats an older one when the newer is stated or the older is inferred;
 - at the same time, stated beats inferred;
-- anything else (newer inferred vs older stated, same-time same-confidence) is a conflict.
+- an assistant's fact (`source: agent`, written over MCP) never beats what a person stated;
+- anything else (newer inferred vs older stated, same-time same-confidence, an assistant's statement against
+  a person's) is a conflict.
 """
 
 from __future__ import annotations
@@ -23,8 +25,19 @@ def latest(fact: Fact) -> When:
     return fact.last_confirmed or fact.stated_at
 
 
+AGENT = "agent"  # the source of what an assistant wrote (over MCP), whatever it says the user said
+
+
+def said_by_person(fact: Fact) -> bool:
+    """Whether a person stated `fact` (stated, and not written by an assistant as `agent`)."""
+    return fact.confidence == "stated" and fact.source != AGENT
+
+
 def beats(a: Fact, b: Fact) -> bool:
-    """Whether fact `a` supersedes fact `b` on the same key."""
+    """Whether fact `a` supersedes fact `b` on the same key. An assistant's fact never supersedes what a person
+    stated, however it is dated: the two are a conflict a person settles."""
+    if a.source == AGENT and said_by_person(b):
+        return False
     order = clock.compare(latest(a), latest(b))
     if order > 0:
         return a.confidence == "stated" or b.confidence == "inferred"

@@ -15,7 +15,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from memfiles.errors import GitError, HomeError, MemError, UsageError
@@ -45,6 +45,7 @@ class SyncResult:
     sent: int = 0
     committed_hand_edits: bool = False
     set_upstream: bool = False
+    held: list[str] = field(default_factory=list)  # `scope id key: CODE: …` for each fact received that is held back
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -73,7 +74,7 @@ def sync(
         gitrepo.fetch(root, remote)
         theirs = gitrepo.rev(root, tracking)
         if theirs is not None:
-            result.received += _merge(paths, remote, branch, theirs)
+            result.received += _merge(paths, remote, branch, theirs, result.held)
         ahead = gitrepo.count(root, theirs, "HEAD")
         if ahead == 0:
             return result
@@ -91,6 +92,24 @@ def sync(
         f"{SYNC_ATTEMPTS} times in a row (git said: {_tail(said)}); every commit is still here in {root}, "
         "nothing is lost: run `mem sync` again"
     )
+
+
+def _held_facts(paths: Paths, scopes: list[str]) -> dict[tuple[str, str], str]:
+    """(scope, fact id) -> `scope id key: CODE: …` for every fact the guard holds back in `scopes`
+    (memfiles.ops.factguard): what a sync names when a merge brought new ones."""
+    from memfiles.ops.factguard import held
+    from memfiles.store.files import read_memory
+
+    found: dict[tuple[str, str], str] = {}
+    for scope in map(layout.parse_scope, scopes):
+        try:
+            facts = read_memory(paths, scope).facts
+        except MemError:
+            continue  # a file that does not parse is reported by the merge and by doctor
+        for one in held(paths, scope, facts):
+            what = "; ".join(f.line() for f in one.findings)
+            found[(str(scope), one.fact.id)] = f"{scope} {one.fact.id} {one.fact.key}: {what}"
+    return found
 
 
 def _refused_ref(said: str) -> bool:
@@ -193,8 +212,9 @@ def _check_files(paths: Paths, changed: list[str]) -> None:
             parse(data, relpath, incoming.expected_scope(relpath))  # raises FileFormatError naming path:line
 
 
-def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
-    """Merge the fetched commit into the current branch; the number of commits received."""
+def _merge(paths: Paths, remote: str, branch: str, theirs: str, held: list[str]) -> int:
+    """Merge the fetched commit into the current branch; the number of commits received. Each fact the merge
+    brought that the guard holds back is added to `held`."""
     root = paths.root
     received = gitrepo.count(root, "HEAD", theirs)
     if received == 0:
@@ -208,11 +228,14 @@ def _merge(paths: Paths, remote: str, branch: str, theirs: str) -> int:
     incoming.check(paths, f"{remote}/{branch}", theirs)
     touched = gitrepo.changed_since_base(root, "HEAD", theirs)
     with _locked(paths, touched):
+        scopes = [s for s in map(incoming.expected_scope, touched) if s is not None]
+        before = _held_facts(paths, scopes)
         clean, said = gitrepo.merge(root, f"refs/remotes/{remote}/{branch}", f"mem: sync with {remote}/{branch}")
         if clean:
             if gitrepo.merge_in_progress(root):  # not a fast-forward: what the merge made is checked, then committed
                 incoming.check_merged(paths, f"{remote}/{branch}", touched)
                 gitrepo.conclude_merge(root)
+            held += [line for key, line in _held_facts(paths, scopes).items() if key not in before]
             return received
         left = gitrepo.unmerged(root)
         if not left:  # git refused to start (e.g. an untracked file in the way): nothing to undo

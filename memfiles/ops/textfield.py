@@ -8,8 +8,12 @@ episodes (`guarded=False`: the guard's findings quarantine an episode instead, m
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from memfiles.errors import RefusedError
+
+if TYPE_CHECKING:
+    from memfiles.lint.findings import Finding
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -49,10 +53,19 @@ def not_utf8(text: str) -> str | None:
     return None
 
 
-def _guard(name: str, text: str) -> None:
-    from memfiles.lint.rules import BY_CODE, judge_fact
+def judge(text: str, field: str = "value") -> Finding | None:
+    """The guard's verdict on one text of a fact (`field`: its value, key, subject or source_ref): the first error
+    finding, or None. The one judgement the write path refuses by and every reader holds a fact back by
+    (memfiles.ops.factguard), so a stricter rule applies to both at once (memfiles.lint.rules.judge_fact)."""
+    from memfiles.lint.rules import judge_fact
 
-    finding = judge_fact(text, field=name)
+    return judge_fact(text, field=field)
+
+
+def _guard(name: str, text: str) -> None:
+    from memfiles.lint.rules import BY_CODE
+
+    finding = judge(text, field=name)
     if finding is not None:
         fix = BY_CODE[finding.code].fix if finding.code in BY_CODE else ""
         hint = f" (fix: {fix})" if fix else ""

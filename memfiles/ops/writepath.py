@@ -181,12 +181,22 @@ def resolve(paths: Paths, scope: Scope, key: str, keep: str) -> list[Fact]:
 
 
 def accept(paths: Paths, scope: Scope, target: str) -> Outcome:
-    """A person accepts a proposed fact: it is settled like a new write (same supersession rules)."""
+    """A person accepts a proposed fact: it is settled like a new write (same supersession rules).
+
+    The guard runs again on the fact as the file holds it now: a proposal edited by hand since it was written
+    is refused like a new write would be, and stays proposed."""
+    from memfiles.ops.factguard import findings
 
     def change(doc: MemoryDoc) -> tuple[Outcome, str | None]:
         fact = _find(doc, target)
         if fact.status != "proposed":
             raise MemError(f"fact {target} is {fact.status}, not proposed")
+        found = findings(fact)
+        if found:
+            first = found[0]
+            raise RefusedError(
+                first.code, f"fact {target} {first.message}; it stays proposed (edit it in MEMORY.md, or reject it)"
+            )
         doc.facts.remove(fact)
         outcome = supersession.add(doc.facts, fact, str(scope))
         return outcome, f"mem: accept {scope} {fact.key}\n\n{outcome.line()}\n"

@@ -161,11 +161,11 @@ def recall(
     """Recall facts and episodes relevant to `query` from `scopes`, ranked and rendered within the budget.
 
     Episodes come from the recall index (memfiles.recall.index) when it can be used, else from reading the
-    files; both give the same items. With `semantic` (the extra's model, memfiles.recall.hybrid) the
-    ranking is hybrid; its notes (vectors not built yet) are in `Recalled.notes`. What is shown always comes
-    from the files or from index entries this machine stored: an index holding anything else (a planted one)
-    is thrown away, this recall reads the files instead (the next one builds the index anew), and the notes
-    say so.
+    files; both give the same items. Facts the guard holds back are left out (memfiles.ops.factguard). With
+    `semantic` (the extra's model, memfiles.recall.hybrid) the ranking is hybrid; its notes (vectors not built
+    yet) are in `Recalled.notes`. What is shown always comes from the files or from index entries this machine
+    stored: an index holding anything else (a planted one) is thrown away, this recall reads the files instead
+    (the next one builds the index anew), and the notes say so.
     """
     from memfiles.recall.index_file import IndexTampered, remove
 
@@ -194,6 +194,8 @@ def _recall(
     semantic: Semantic | None,
     notes: list[str],
 ) -> Recalled:
+    from memfiles.ops.factguard import shown
+
     now = clock.now()
     reference = options.as_of or now
     indexed = _indexed(paths, scopes, options, reference, notes) if use_index and options.kind != "facts" else None
@@ -203,7 +205,7 @@ def _recall(
         for scope in scopes:
             facts: list[Fact] = []
             if options.kind != "episodes":
-                facts = indexed.facts(paths, scope) if indexed else read_memory(paths, scope).facts
+                facts = shown(paths, scope, indexed.facts(paths, scope) if indexed else read_memory(paths, scope).facts)
             found: list[Episode] = []
             if options.kind != "facts" and indexed is None:
                 found, broken = read_episodes(paths, scope, options.since, reference)  # rank applies --until
@@ -245,14 +247,17 @@ def render_memory(
     budget: int | None = None,
     max_chars: int | None = None,
 ) -> Recalled:
-    """The whole current memory: active facts (by key), then conflicts, then each scope's newest episodes."""
+    """The whole current memory: active facts (by key), then conflicts, then each scope's newest episodes.
+    A fact or an episode the guard holds back is left out, as in recall (memfiles.ops.factguard, .quarantine)."""
+    from memfiles.ops.factguard import shown
+
     now = clock.now()
     facts: list[Item] = []
     conflicts: list[Item] = []
     recent: list[Item] = []
     problems: list[FileFormatError] = []
     for scope in scopes:
-        for item in fact_items(str(scope), believed(read_memory(paths, scope).facts, now, as_of=False)):
+        for item in fact_items(str(scope), believed(shown(paths, scope, read_memory(paths, scope).facts), now, False)):
             item.score, item.relevance = 1.0, _WHOLE
             (facts if item.kind == "fact" else conflicts).append(item)
         found, broken = read_episodes(paths, scope, until=now, newest=newest) if newest else ([], [])

@@ -91,7 +91,9 @@ def home_page(request: Request) -> HTMLResponse:
 def scope_page(request: Request) -> HTMLResponse:
     handle = _handle(request)
     facts = _facts(request, handle)
-    current = [f for f in facts if f.status == "active"]
+    held_facts = handle.held_facts()  # on the review queue, not among the current facts
+    held_ids = {h.id for h in held_facts}
+    current = [f for f in facts if f.status == "active" and f.id not in held_ids]
     context = {
         "title": str(handle),
         "scope": str(handle),
@@ -100,6 +102,7 @@ def scope_page(request: Request) -> HTMLResponse:
         "conflicts": views.conflicts(facts),
         "proposed": [f for f in facts if f.status == "proposed"],
         "held": flagged(handle),
+        "held_facts": held_facts,
         "counts": views.counts(facts),
         "history": sum(1 for f in facts if f.status not in ("active", "conflict", "proposed")),
         "done": _done(request),
