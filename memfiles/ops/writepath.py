@@ -185,23 +185,29 @@ def accept(paths: Paths, scope: Scope, target: str) -> Outcome:
 
     The guard runs again on the fact as the file holds it now: a proposal edited by hand since it was written
     is refused like a new write would be, and stays proposed."""
-    from memfiles.ops.factguard import findings
-
     def change(doc: MemoryDoc) -> tuple[Outcome, str | None]:
         fact = _find(doc, target)
         if fact.status != "proposed":
             raise MemError(f"fact {target} is {fact.status}, not proposed")
-        found = findings(fact)
-        if found:
-            first = found[0]
-            raise RefusedError(
-                first.code, f"fact {target} {first.message}; it stays proposed (edit it in MEMORY.md, or reject it)"
-            )
+        _guard_again(fact)
         doc.facts.remove(fact)
         outcome = supersession.add(doc.facts, fact, str(scope))
         return outcome, f"mem: accept {scope} {fact.key}\n\n{outcome.line()}\n"
 
     return transaction(paths, scope, change)
+
+
+def _guard_again(fact: Fact) -> None:
+    """The guard on a proposed fact as the file holds it now: one edited by hand since it was proposed is refused
+    like a new write would be, and stays proposed (nothing of an accept that names it is written)."""
+    from memfiles.ops.factguard import findings
+
+    found = findings(fact)
+    if found:
+        first = found[0]
+        raise RefusedError(
+            first.code, f"fact {fact.id} {first.message}; it stays proposed (edit it in MEMORY.md, or reject it)"
+        )
 
 
 def accept_many(paths: Paths, scope: Scope, targets: list[str]) -> list[Outcome]:
@@ -211,6 +217,8 @@ def accept_many(paths: Paths, scope: Scope, targets: list[str]) -> list[Outcome]
 
     def change(doc: MemoryDoc) -> tuple[list[Outcome], str | None]:
         chosen = [_proposed(doc, target) for target in dict.fromkeys(targets)]
+        for fact in chosen:
+            _guard_again(fact)
         outcomes = []
         for fact in sorted(chosen, key=lambda f: clock.order(f.stated_at)):
             doc.facts.remove(fact)
