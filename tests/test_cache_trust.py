@@ -96,14 +96,15 @@ def test_an_index_made_with_another_key_is_rebuilt_and_its_content_never_shown(
     conn = index_file.open_file(path)  # the attacker's own key signs
     raw, facts = conn.execute("SELECT raw, facts FROM memory").fetchone()
     listed = json.loads(facts)
-    listed.append(dict(listed[0], id="f-0123456789ab", key="standing_order", value=PLANTED))
+    # a lie the guard has no reason to stop (an instruction would be held back by the read-time guard anyway)
+    listed.append(dict(listed[0], id="f-0123456789ab", key="billing_domain", value="payments.evil.example"))
     text = json.dumps(listed)
     conn.execute("UPDATE memory SET facts = ?, sig = ?", (text, index_file.sign_row(conn, "facts", raw, text)))
     conn.commit()
     conn.close()
-    assert "evil.example" in _recall(alice, "standing order api keys")[0]  # it works on the attacker's machine
+    assert "evil.example" in _recall(alice, "billing domain")[0]  # it works on the attacker's machine
     monkeypatch.setenv("MEM_STATE_DIR", ours)
-    out, err = _recall(alice, "standing order api keys")
+    out, err = _recall(alice, "billing domain")
     assert "evil.example" not in out
     assert "was not made on this machine; rebuilt from the files" in err
     assert "evil.example" not in path.read_bytes().decode("utf-8", "replace")

@@ -119,7 +119,7 @@ def test_the_mcp_json_server_starts_and_recalls(alice: Path) -> None:
             return tools, found.content[0].text
 
     tools, block = anyio.run(session)
-    assert tools == ["forget", "recall", "record_episode", "remember", "show"]
+    assert tools == ["confirm", "forget", "recall", "record_episode", "remember", "show"]
     assert 'key=plan_tier · source=user_statement] value="Enterprise"' in block
 
 

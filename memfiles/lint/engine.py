@@ -118,6 +118,27 @@ def _suppressions(lines: list[str]) -> dict[int, tuple[set[str], str, tuple[int,
 
 INSTRUCTION_FILES = frozenset(("CLAUDE.md", "AGENTS.md"))
 _VALUE_LINE = re.compile(r"\s*(?:-\s+)?value\s*:")  # a fact's value in MEMORY.md's frontmatter
+_ITEM_START = re.compile(r"\s*-\s")  # a fact's first line in MEMORY.md's frontmatter list
+_FIELD = re.compile(r"\s*(?:-\s+)?(key|subject)\s*:\s*['\"]?([^'\"#\n]*?)['\"]?\s*$")
+
+
+def _key_and_subject(lines: list[str], n: int) -> tuple[str, str]:
+    """The `key` and `subject` of the fact whose value is on line `n` (0-based) of a MEMORY.md: the lines of its
+    list item, up to the next item or the end of the frontmatter."""
+    start = n
+    while start > 0 and not _ITEM_START.match(lines[start]) and lines[start].strip() != "---":
+        start -= 1
+    end = n + 1
+    while end < len(lines) and not _ITEM_START.match(lines[end]) and lines[end].strip() != "---":
+        end += 1
+    found = {"key": "", "subject": ""}
+    for line in lines[start:end]:
+        match = _FIELD.match(line)
+        if match:
+            found[match.group(1)] = match.group(2).strip()
+    return found["key"], found["subject"]
+
+
 _TRANSCRIPT = re.compile(r"^transcript:\s*(?:true|yes)\s*$", re.MULTILINE)
 
 
@@ -170,7 +191,12 @@ def lint_text(text: str, path: str, memory: bool = False, kind: str | None = Non
     if kind == "fact" and os.path.basename(path) == MEMORY_NAME and any(f.code in rules.VALUE_ONLY for f in found):
         # an order is wrong in a fact's value, not in its source_ref (which may quote the user) or in a note
         lines = text.split("\n")
-        found = [f for f in found if f.code not in rules.VALUE_ONLY or _VALUE_LINE.match(lines[f.line - 1])]
+        found = [
+            f
+            for f in found
+            if f.code not in rules.VALUE_ONLY
+            or (_VALUE_LINE.match(lines[f.line - 1]) and not rules.names_a_goal(*_key_and_subject(lines, f.line - 1)))
+        ]
     found += rules_structure.check_markers(text)
     if memory:
         seen = {(f.line, f.code) for f in found}

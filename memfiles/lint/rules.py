@@ -307,13 +307,14 @@ def guard(text: str, kind: str = "fact") -> Finding | None:
     return None
 
 
-def judge_fact(text: str, field: str = "value") -> Finding | None:
+def judge_fact(text: str, field: str = "value", *, key: str = "", subject: str = "") -> Finding | None:
     """The one judge of a fact's text (`field`: its value, key, subject or source_ref): the first error finding when
     `text` is read as a fact value, or None when it may be stored and shown. Facts are values, not orders (docs/LINT.md,
     "The guard by kind of memory"): MEM122 order-as-fact judges the value only, since a source_ref may quote what the
-    user asked and a key or subject is a name. The write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and
-    the read-time guard all decide by it."""
-    if field == "value":
+    user asked and a key or subject is a name; and not the value of a goal (`key`/`subject`, see `names_a_goal`),
+    which is what the user means to do, said as people say it ("build an emergency fund", "run a marathon"). The
+    write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and the read-time guard all decide by it."""
+    if field == "value" and not names_a_goal(key, subject):
         return guard(text, kind="fact")
     for finding in check_text(text, rules=_NOT_VALUE_ONLY, kind="fact"):
         if finding.severity == ERROR:
@@ -322,6 +323,39 @@ def judge_fact(text: str, field: str = "value") -> Finding | None:
 
 
 VALUE_ONLY = frozenset({"MEM122"})  # the rules that judge a fact's value and no other field
+# The words of a key that name what the user means to do: its value is an aim in the imperative, not an order.
+GOAL_WORDS = frozenset(
+    {
+        "goal",
+        "goals",
+        "aim",
+        "aims",
+        "objective",
+        "objectives",
+        "plan",
+        "plans",
+        "todo",
+        "todos",
+        "resolution",
+        "resolutions",
+        "ambition",
+        "ambitions",
+        "dream",
+        "dreams",
+        "wish",
+        "wishes",
+        "bucket",
+    }
+)
+
+
+def names_a_goal(key: str, subject: str) -> bool:
+    """Whether a fact's key or subject says its value is a goal (subject `goal`, or a key word of GOAL_WORDS:
+    `goal`, `savings_goal`, `plans.2027`, `bucket_list`)."""
+    words = {w for w in key.lower().replace(".", "_").replace("-", "_").split("_") if w}
+    return subject == "goal" or bool(words & GOAL_WORDS)
+
+
 _NOT_VALUE_ONLY = tuple(rule for rule in RULES if rule.code not in VALUE_ONLY)
 
 

@@ -181,13 +181,13 @@ def _parsed_values(checked: Checked) -> list[Finding]:
     """The write guard on each fact's fields as a reader gets them (YAML quoting and escapes undone, a folded
     value joined): what the lines of the file show is read by the text rules already, so `lint_text` keeps
     a finding here only where the line's own reading missed it."""
-    from memfiles.lint.rules import guard
+    from memfiles.lint.rules import judge_fact
 
     found: list[Finding] = []
     for index, (_line, fact) in enumerate(checked.facts):
         for name in GUARDED_FIELDS:
             text = getattr(fact, name)
-            hit = guard(text, kind="fact") if text else None
+            hit = judge_fact(text, field=name, key=fact.key, subject=fact.subject) if text else None
             if hit is not None:
                 message = f"{hit.message} (fact {fact.id} `{name}` as parsed)"
                 found.append(hit._replace(line=checked.field_line(index, name), col=1, message=message))

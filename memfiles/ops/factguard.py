@@ -38,7 +38,7 @@ def findings(fact: Fact) -> list[HeldFinding]:
     found: list[HeldFinding] = []
     for name in GUARDED:
         text = getattr(fact, name)
-        hit = judge(text, field=name) if text else None
+        hit = judge(text, field=name, key=fact.key, subject=fact.subject) if text else None
         if hit is not None:
             found.append(HeldFinding(code=hit.code, message=" ".join(f"{name}: {hit.message}".split())))
     return found

@@ -18,7 +18,16 @@ if TYPE_CHECKING:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def check_text_field(name: str, text: str, limit: int, one_line: bool = True, guarded: bool = True) -> None:
+def check_text_field(
+    name: str,
+    text: str,
+    limit: int,
+    one_line: bool = True,
+    guarded: bool = True,
+    *,
+    key: str = "",
+    subject: str = "",
+) -> None:
     """Refuse text that is empty, over `limit`, has control characters (or breaks if one_line) or, when `guarded`,
     fails the guard as a fact value. Episodes pass `guarded=False`: their text is quarantined, not refused
     (memfiles.ops.quarantine)."""
@@ -36,7 +45,7 @@ def check_text_field(name: str, text: str, limit: int, one_line: bool = True, gu
     # The guard runs before the control-character check so that a refusal carries the same code
     # that `mem lint` reports for the same text (MEM204 for a control character, for example).
     if guarded or _CONTROL.search(text):
-        _guard(name, text)
+        _guard(name, text, key, subject)
     if _CONTROL.search(text):
         raise RefusedError("MEM604", f"{name} must be text without control characters")
 
@@ -53,19 +62,19 @@ def not_utf8(text: str) -> str | None:
     return None
 
 
-def judge(text: str, field: str = "value") -> Finding | None:
+def judge(text: str, field: str = "value", *, key: str = "", subject: str = "") -> Finding | None:
     """The guard's verdict on one text of a fact (`field`: its value, key, subject or source_ref): the first error
     finding, or None. The one judgement the write path refuses by and every reader holds a fact back by
     (memfiles.ops.factguard), so a stricter rule applies to both at once (memfiles.lint.rules.judge_fact)."""
     from memfiles.lint.rules import judge_fact
 
-    return judge_fact(text, field=field)
+    return judge_fact(text, field=field, key=key, subject=subject)
 
 
-def _guard(name: str, text: str) -> None:
+def _guard(name: str, text: str, key: str = "", subject: str = "") -> None:
     from memfiles.lint.rules import BY_CODE
 
-    finding = judge(text, field=name)
+    finding = judge(text, field=name, key=key, subject=subject)
     if finding is not None:
         fix = BY_CODE[finding.code].fix if finding.code in BY_CODE else ""
         hint = f" (fix: {fix})" if fix else ""

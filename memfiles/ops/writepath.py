@@ -61,7 +61,7 @@ def validate(new: NewFact, config: Config) -> Fact:
             "a source is added in mem.local.toml); "
             "text an agent read from the web or a tool is how injected instructions become memory",
         )
-    check_text_field("value", new.value, config.memory.max_value_chars)
+    check_text_field("value", new.value, config.memory.max_value_chars, key=new.key, subject=new.subject)
     if new.ref:
         check_text_field("source_ref", new.ref, config.memory.max_value_chars)
     stated_at = clock.parse_when(new.at) if new.at else clock.now()
@@ -185,6 +185,7 @@ def accept(paths: Paths, scope: Scope, target: str) -> Outcome:
 
     The guard runs again on the fact as the file holds it now: a proposal edited by hand since it was written
     is refused like a new write would be, and stays proposed."""
+
     def change(doc: MemoryDoc) -> tuple[Outcome, str | None]:
         fact = _find(doc, target)
         if fact.status != "proposed":
