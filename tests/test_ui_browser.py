@@ -126,7 +126,9 @@ def test_a_person_browses_and_settles_memory_in_chromium(
     assert HOSTILE in page.locator('td.value:has-text("onerror")').inner_text()
     assert page.locator("main img").count() == 0
     assert not [d for d in dialogs if d.startswith("alert")]
-    assert "Enter⟦U+202E⟧esirp" in page.locator("#facts").inner_text()
+    # a bidi override typed into MEMORY.md by hand: held back from every reader, listed for review, made visible
+    assert "Enter⟦U+202E⟧esirp" not in page.locator("#facts").inner_text()
+    assert "Enter⟦U+202E⟧esirp" in page.locator("#review").inner_text()
     page.screenshot(path=str(tmp_path / "scope.png"), full_page=True)
     png(tmp_path / "scope.png")
 
