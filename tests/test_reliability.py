@@ -31,8 +31,9 @@ def mem_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "memfiles"]
 
 
-# A control character does not parse in MEMORY.md (tests/test_memoryfile.py), so the values hold none.
-_VALUES = st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=60).filter(str.strip)  # a file holds UTF-8: no lone surrogates
+# A control character does not parse in MEMORY.md (tests/test_memoryfile.py), so the values hold none; nor a lone
+# surrogate, which no UTF-8 file can hold.
+_VALUES = st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=60).filter(str.strip)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
