@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 
 from memfiles import clock
+from memfiles.errors import MemError
 from memfiles.format.layout import Paths
 
 MAX_BYTES = 64 * 1024
@@ -27,17 +27,13 @@ WHAT = {
 
 def read(paths: Paths) -> dict[str, dict[str, str]]:
     """Every recorded entry by name (see WHAT); {} when there is none or the file is not ours to trust."""
+    from memfiles.store.files import read_regular
+
+    if paths.health_file.is_symlink():
+        return {}  # a planted link: its target is not read
     try:
-        fd = os.open(paths.health_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return {}
-    try:
-        with os.fdopen(fd, "rb") as handle:
-            if not _regular(handle.fileno()):
-                return {}  # a FIFO or a device planted in its place
-            data = handle.read(MAX_BYTES + 1)
-        found = json.loads(data) if len(data) <= MAX_BYTES else {}
-    except (OSError, ValueError):
+        found = json.loads(read_regular(paths.health_file, MAX_BYTES))  # a FIFO or a device is refused, not read
+    except (MemError, OSError, ValueError):
         return {}
     if not isinstance(found, dict):
         return {}
@@ -48,19 +44,13 @@ def read(paths: Paths) -> dict[str, dict[str, str]]:
     }
 
 
-def _regular(fd: int) -> bool:
-    import stat
-
-    return stat.S_ISREG(os.fstat(fd).st_mode)
-
-
 def record(paths: Paths, name: str, ok: bool, why: str = "", **facts: str) -> bool:
     """Record one run of `name` (a key of WHAT); `facts` are kept as they are (the home a hook used…).
 
     Returns whether this failure is news: the last run did not fail for the same reason (so a caller says it
     once, not at every write). Never raises: a home that cannot record still works.
     """
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(MemError, OSError, ValueError):
         entries = read(paths)
         entry = entries.get(name, {})
         why = " ".join(why.split())[:MAX_WHY]
@@ -81,24 +71,17 @@ def record(paths: Paths, name: str, ok: bool, why: str = "", **facts: str) -> bo
 
 
 def _write(paths: Paths, data: bytes) -> None:
-    target = paths.health_file
-    if target.parent.is_symlink() or target.is_symlink():
-        return  # a planted link: never written through
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_name(f".health.{os.getpid()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+    """The file rewritten whole (store.files.atomic_write refuses a link there); never into a linked `.cache/`."""
+    from memfiles.store.files import atomic_write
+
+    if paths.health_file.parent.is_symlink():
+        return
+    atomic_write(paths.health_file, data)
 
 
 def acknowledge(paths: Paths, name: str) -> None:
     """Mark `name`'s last failure as seen by a person (`mem doctor --fix`): reported, no longer a problem."""
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(MemError, OSError, ValueError):
         entries = read(paths)
         if name in entries and entries[name].get("last") == "failed":
             entries[name]["last"] = "failed, seen"
