@@ -216,11 +216,12 @@ def capture_hook(
     except MemError as exc:
         from memfiles.api.hooks import home_without_input
 
-        record(home_without_input(Path(home) if home else None), "capture-hook", False, str(exc))
+        record(home_without_input(Path(home) if home else None), "capture-hook", False, str(exc), home=home)
         raise
     done = _capture_hook(opened, event, cwd, user, scope, extract, home)
     refused = done.outcome is not None and done.outcome.kind == "refused"
-    record(opened, "capture-hook", not refused, done.outcome.line() if refused and done.outcome else "", cwd=cwd)
+    why = done.outcome.line() if refused and done.outcome else ""
+    record(opened, "capture-hook", not refused, why, home=home, cwd=cwd)
     return done
 
 
@@ -249,7 +250,7 @@ def _capture_hook(
         done = capture(handle, transcript, format="claude-code", session=session or None, cwd=cwd, extract=extract)
     except MemError as exc:
         saving.log(opened.paths, name, session, str(exc))
-        record(opened, "capture-hook", False, str(exc), cwd=cwd)
+        record(opened, "capture-hook", False, str(exc), home=home, cwd=cwd)
         raise
     if done.outcome is not None and done.outcome.kind in ("refused", "quarantined"):
         saving.log(opened.paths, name, session, done.outcome.line())

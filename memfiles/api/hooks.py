@@ -53,31 +53,44 @@ def recall_hook(
         else:
             found = opened.render(chosen, max_chars=HOOK_MAX_CHARS)
     except Exception as exc:
-        record(opened or home_without_input(home), "recall-hook", False, str(exc), cwd=None)
+        record(opened or home_without_input(home), "recall-hook", False, str(exc), home=home)
         raise
     degraded = [note for note in found.notes if "ranked by words only" in note]
-    record(opened, "recall-hook", not degraded, "; ".join(degraded), cwd=cwd)
+    record(opened, "recall-hook", not degraded, "; ".join(degraded), home=home, cwd=cwd)
     return (found.text if found.items else ""), list(found.notes)
 
 
-def record(opened: Home | None, name: str, ok: bool, why: str = "", cwd: str | None = None) -> None:
+def record(
+    opened: Home | None,
+    name: str,
+    ok: bool,
+    why: str = "",
+    *,
+    home: str | os.PathLike[str] | None = None,
+    cwd: str | None = None,
+) -> None:
     """Record one hook run in the home it used (nothing when no home could be opened)."""
     if opened is None:
         return
     from memfiles.store import health
 
-    health.record(opened.paths, name, ok, why, home=str(opened.root), found_by=found_by(opened.root, cwd))
+    health.record(opened.paths, name, ok, why, home=str(opened.root), found_by=found_by(opened.root, home, cwd))
 
 
-def found_by(root: Path, cwd: str | None) -> str:
-    """How a hook's home was found, in words for `mem doctor`."""
-    if os.environ.get("MEM_HOME", "").strip():
-        return "$MEM_HOME"
-    if root.name == ".mem" and cwd is not None and Path(cwd).absolute().is_relative_to(root.parent):
+def found_by(root: Path, home: str | os.PathLike[str] | None, cwd: str | None) -> str:
+    """How a hook's home was found, in words for `mem doctor` (the order of memfiles.api.open_home)."""
+    from memfiles.api.home import project_home
+
+    env = os.environ.get("MEM_HOME", "").strip()
+    if env and (not home or Path(home).expanduser().absolute() == Path(env).expanduser().absolute()):
+        return "$MEM_HOME"  # the CLI's --home option also reads $MEM_HOME
+    if home:
+        return "--home"
+    if cwd is not None and project_home(None, Path(cwd)) == root:
         return "the .mem/ above the hook's working folder (a project's memory: its content is not yours to trust)"
-    if root.name == ".mem":
+    if project_home() == root:
         return "the .mem/ above the working folder"
-    return "--home or the platform's data folder"
+    return "the platform's data folder"
 
 
 def _cwd(event: dict[str, Any]) -> str | None:
