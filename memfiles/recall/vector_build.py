@@ -57,7 +57,7 @@ def catch_up(
     store = vectors.VectorStore(paths, scope, model.id)
     done = 0
     try:
-        have = {key for (key,) in store.conn.execute("SELECT key FROM vectors")}
+        have = store.keys()
         facts = [f for f in read_memory(paths, scope).facts if f.is_current]
         wanted_facts = {vectors.text_key(vectors.fact_texts(f)): (f.id, vectors.fact_texts(f)) for f in facts}
         missing_facts = {k: v for k, v in wanted_facts.items() if k not in have}
@@ -129,7 +129,7 @@ def missing(paths: Paths, scope: Scope, model_id: str) -> tuple[int, int]:
     if path.exists() and vectors.trouble(path) is None:  # a bad file is doctor's other check: left as it is
         store = vectors.VectorStore(paths, scope, model_id)
         try:
-            have = {key for (key,) in store.conn.execute("SELECT key FROM vectors")}
+            have = store.keys()
         finally:
             store.close()
     facts = [f for f in read_memory(paths, scope).facts if f.is_current]

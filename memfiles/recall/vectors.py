@@ -272,6 +272,10 @@ class VectorStore:
                 self.conn.execute("ROLLBACK")
                 raise
 
+    def keys(self) -> set[str]:
+        """Every key that has vectors stored."""
+        return {key for (key,) in self.conn.execute("SELECT key FROM vectors")}
+
     def known(self, keys: Sequence[str]) -> set[str]:
         """Which of `keys` have vectors stored."""
         found: set[str] = set()
