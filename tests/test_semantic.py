@@ -384,3 +384,22 @@ def test_the_model_never_stops_on_text_that_was_not_utf8() -> None:
     model = embedder.load()
     vectors = model.embed([b"caf\xe9".decode("utf-8", "surrogateescape"), "cafe"])
     assert vectors.shape[0] == 2
+
+
+@needs_extra
+def test_a_home_cloned_from_someone_else_is_found_by_meaning_at_once(home: Path, tmp_path: Path) -> None:
+    """`mem init --clone` embeds what arrived (a clone has no .cache/), so its first recall ranks by meaning."""
+    from memfiles import api
+    from memfiles.format.layout import Scope
+    from memfiles.recall import vector_build
+
+    _support_home(home)
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
+    subprocess.run(["git", "-C", str(home), "remote", "add", "origin", str(remote)], check=True)
+    open_home(home).sync(warn=lambda message: None)
+    cloned = api.clone(str(remote), tmp_path / "second")
+    paths = open_home(cloned.root).paths
+    assert vector_build.missing(paths, Scope("user", "alice"), embedder.ModelFiles.default().id) == (0, 0)
+    found = open_home(cloned.root).user("alice").recall("Set up an alert for me")
+    assert found.notes == [] and "notification_channel" in found.text
