@@ -10,11 +10,24 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memfiles.cli import app
 from memfiles.format.model import Fact
-from memfiles.recall.ranking import DocumentCorpus, Query, decay, fact_document, prepare, score_document, stem, terms
+from memfiles.recall.ranking import (
+    Document,
+    DocumentCorpus,
+    Query,
+    decay,
+    episode_document,
+    fact_document,
+    prepare,
+    score_document,
+    stem,
+    terms,
+)
 
 runner = CliRunner()
 BIN = Path(sys.executable).parent
@@ -466,3 +479,40 @@ def test_finance_replay_script() -> None:
     done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("OK: no house deposit in the August block; ")
+
+
+# --- the bound an index prunes by: what a document's terms allow, before it is read ---
+
+_WORDS = ["refund", "parcel", "arrived", "never", "toronto", "bonus", "invest", "savings", "depot", "late"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=6), min_size=1, max_size=5),
+    others=st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=8), min_size=0, max_size=6),
+    query=st.lists(st.sampled_from([*_WORDS, "refnud", "yesterday"]), min_size=1, max_size=5),
+)
+def test_no_document_scores_above_the_ceiling_its_terms_allow(
+    lines: list[list[str]], others: list[list[str]], query: list[str]
+) -> None:
+    from memfiles.clock import parse_when
+    from memfiles.recall.relevance import ceiling, stand_ins
+
+    def document(text_lines: list[list[str]]) -> Document:
+        from memfiles.format.episodes import Episode
+
+        episode = Episode(
+            id="e-0123456789ab",
+            scope="user:alice",
+            started_at="2026-11-28T09:00:00Z",
+            summary="\n".join(map(" ".join, text_lines)),
+        )
+        return episode_document(episode)
+
+    doc = document(lines)
+    corpus = DocumentCorpus([doc, *(document([line]) for line in others)])
+    prepared = prepare(" ".join(query), corpus, parse_when("2026-11-29"))
+    alternatives = stand_ins(prepared)
+    held = {term for term, stored in alternatives.items() if stored & doc.terms}
+    held |= set(prepared.terms) - set(alternatives)  # terms the index is not asked about may be held
+    assert score_document(prepared, doc).score <= ceiling(prepared, held) + 1e-9

@@ -8,12 +8,14 @@ holding any matching term, newest first, so ranking can stop early. No git, no Y
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from memfiles import clock
 from memfiles.clock import When
@@ -24,7 +26,7 @@ from memfiles.format.model import Fact
 from memfiles.recall.index_file import IndexUnavailable, connect, path_of
 from memfiles.recall.index_records import decode_document, decode_episode, memory_facts, token
 from memfiles.recall.index_refresh import refresh
-from memfiles.recall.ranking import Document
+from memfiles.recall.ranking import Candidate, Document
 from memfiles.store.files import read_memory
 
 
@@ -87,7 +89,9 @@ class ScopeWindow:
         self.scope = scope
         self.conn = conn
         self.where, self.values = window.where()
-        self._episodes: dict[int, Episode] = {}  # decoded in this query: a candidate's session holds it again
+        # Decoded in this query: a candidate's session holds it again.
+        self._episodes: dict[int, Episode] = {}
+        self._documents: dict[int, Document] = {}
         self.everything = window.covers(conn)
         if self.everything:  # the usual recall: counted per month when the index was written
             self.total = conn.execute("SELECT coalesce(sum(docs), 0) FROM months").fetchone()[0]
@@ -123,34 +127,56 @@ class ScopeWindow:
         return int(self.conn.execute(sql, self.values).fetchone()[0])
 
     def session(self, session: str) -> list[tuple[Episode, Document]]:
-        """Every in-window episode of one session, with its document."""
+        """Every in-window episode of one session, with its document; [] for a session of one (no neighbours)."""
         rows = self.conn.execute(
             f"SELECT d.id, d.episode, d.sig, d.document FROM docs d WHERE d.session = ? AND {self.where}",
             [session, *self.values],
-        )
-        return [(self._episode(doc, blob, sig), decode_document(document)) for doc, blob, sig, document in rows]
+        ).fetchall()
+        if len(rows) < 2:
+            return []
+        return [(self._episode(doc, blob, sig), self._document(doc, document)) for doc, blob, sig, document in rows]
 
     def _episode(self, doc: int, blob: bytes, signature: str) -> Episode:
         if doc not in self._episodes:
             self._episodes[doc] = decode_episode(self.conn, blob, signature)  # raises IndexTampered
         return self._episodes[doc]
 
-    def newest_first(self, terms: frozenset[str] | None) -> Iterator[tuple[str, str, Episode, Document]]:
+    def _document(self, doc: int, blob: bytes) -> Document:
+        if doc not in self._documents:
+            self._documents[doc] = decode_document(blob)
+        return self._documents[doc]
+
+    def newest_first(self, terms: Mapping[str, frozenset[str]] | None) -> Iterator[tuple[str, Candidate]]:
+        columns = (
+            "d.lo, d.id, d.episode, d.sig, d.document, "
+            "d.session IS NULL OR NOT EXISTS (SELECT 1 FROM docs s WHERE s.session = d.session AND s.id != d.id)"
+        )
         if terms is None:
-            rows = self.conn.execute(
-                f"SELECT d.lo, d.id, d.episode, d.sig, d.document FROM docs d WHERE {self.where} ORDER BY d.id DESC",
-                self.values,
-            )
-        elif not terms:
+            rows = self.conn.execute(f"SELECT {columns} FROM docs d WHERE {self.where} ORDER BY d.id DESC", self.values)
+        elif not any(terms.values()):
             return
         else:
             rows = self.conn.execute(
-                "SELECT d.lo, d.id, d.episode, d.sig, d.document FROM postings p JOIN docs d ON d.id = p.rowid "
+                f"SELECT {columns} FROM postings p JOIN docs d ON d.id = p.rowid "
                 f"WHERE postings MATCH ? AND {self.where} ORDER BY p.rowid DESC",
-                [_match(terms), *self.values],
+                [_match({t for stored in terms.values() for t in stored}), *self.values],
             )
-        for lo, doc, blob, sig, document in rows:
-            yield lo, self.scope, self._episode(doc, blob, sig), decode_document(document)
+        holders = {term: self._holders(stored) for term, stored in (terms or {}).items()}
+        everything = frozenset(terms or ())
+        for lo, doc, blob, sig, document, alone in rows:
+            # `lo` is the start to the second: a second later is no earlier than the start itself.
+            latest = datetime.fromisoformat(lo) + timedelta(seconds=1)
+            held = frozenset(t for t, docs in holders.items() if doc in docs) if terms else everything
+            read = functools.partial(self._document, doc, document)
+            load = functools.partial(self._episode, doc, blob, sig)
+            yield lo, Candidate(self.scope, latest, held, bool(alone), read, load)
+
+    def _holders(self, stored: frozenset[str]) -> set[int]:
+        """The documents holding any of `stored` (in any month: a superset of the window's)."""
+        if not stored:
+            return set()
+        rows = self.conn.execute("SELECT rowid FROM postings WHERE postings MATCH ?", [_match(stored)])
+        return {doc for (doc,) in rows}
 
     def problems(self, window: Window) -> list[FileFormatError]:
         low, high = window.first_month or "0000-00", window.last_month
@@ -204,10 +230,10 @@ class IndexedEpisodes:
     def corpus(self) -> IndexCorpus:
         return IndexCorpus(self.parts)
 
-    def newest_first(self, terms: frozenset[str] | None) -> Iterator[tuple[str, Episode, Document]]:
+    def newest_first(self, terms: Mapping[str, frozenset[str]] | None) -> Iterator[Candidate]:
         streams = [part.newest_first(terms) for part in self.parts]
-        for _lo, scope, episode, document in heapq.merge(*streams, key=lambda row: row[0], reverse=True):
-            yield scope, episode, document
+        for _lo, candidate in heapq.merge(*streams, key=lambda row: row[0], reverse=True):
+            yield candidate
 
     def session(self, scope: str, session: str) -> list[tuple[Episode, Document]]:
         """Every in-window episode of one scope's session (recall's session context)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -32,11 +32,13 @@ from memfiles.recall.relevance import (
     DocumentCorpus,
     Query,
     Relevance,
+    ceiling,
     episode_document,
     fact_document,
     matching_terms,
     prepare,
     score_document,
+    stand_ins,
 )
 from memfiles.recall.words import STOPWORDS, stem, terms
 
@@ -185,6 +187,23 @@ def in_range(episode: Episode, options: Options, reference: When) -> bool:
     return not (options.until and clock.compare(started, options.until) > 0)
 
 
+@dataclass(slots=True)
+class Candidate:
+    """An in-range episode an index offers, with what ranking needs before reading it.
+
+    `latest` is no earlier than the episode's start (so its recency factor bounds the episode's from above);
+    `held` the query terms it holds, itself or through a stand-in (relevance.stand_ins); `alone` whether no
+    other episode shares its session (then no context can raise it). `document` and `episode` read and check
+    what the index stores, which only a candidate that can still win needs."""
+
+    scope: str
+    latest: When
+    held: frozenset[str]
+    alone: bool
+    document: Callable[[], Document]
+    episode: Callable[[], Episode]
+
+
 class EpisodeSource(Protocol):
     """In-range episodes supplied by an index instead of ScopeMemory lists (memfiles.recall.indexed implements it)."""
 
@@ -193,12 +212,12 @@ class EpisodeSource(Protocol):
         """Statistics over every episode in range, across the scopes asked."""
         ...
 
-    def newest_first(self, terms: frozenset[str] | None) -> Iterable[tuple[str, Episode, Document]]:
-        """(scope, episode, document) of in-range episodes holding any of `terms` (all when None), newest first."""
+    def newest_first(self, terms: Mapping[str, frozenset[str]] | None) -> Iterable[Candidate]:
+        """The in-range episodes holding any stand-in of any of the query's `terms` (all when None), newest first."""
         ...
 
     def session(self, scope: str, session: str) -> list[tuple[Episode, Document]]:
-        """Every in-range episode of one scope's session, with its document (any order)."""
+        """Every in-range episode of one scope's session, with its document (any order); [] when it has only one."""
         ...
 
 
@@ -267,20 +286,24 @@ def _rank_indexed(
 ) -> list[Item]:
     """Episodes from an index: only those holding a matching term are scored, newest first, until none can win."""
     prepared = prepare(query, source.corpus, reference)
-    wanted = None if prepared.everything else matching_terms(prepared)  # the INVARIANT of matching_terms
+    wanted = None if prepared.everything else stand_ins(prepared)  # the INVARIANT of matching_terms
+    unknown = frozenset(prepared.terms) - set(wanted or ())  # saying when: not in the postings asked, so maybe held
     kept: list[Item] = []
     best: list[float] = []  # the k highest scores so far (a min-heap)
     sessions: dict[tuple[str, str], list[tuple[tuple[object, ...], str, float]]] = {}
-    for scope, episode, document in source.newest_first(wanted):
-        fading = 1.0  # its recency factor, needed only once the top k is full
+    for found in source.newest_first(wanted):
+        fading = 1.0  # its recency factor (at most), needed only once the top k is full
         if len(best) >= options.k_episodes:
-            age = clock.age_days(episode.started_at, reference)
-            fading = recency(age, options.half_life_days, options.recency_weight)
+            fading = recency(clock.age_days(found.latest, reference), options.half_life_days, options.recency_weight)
             if MAX_RELEVANCE * fading * (1 + 1e-9) < best[0]:
                 break  # see MAX_RELEVANCE: every older episode's recency factor is at most this one's
-        item = Item("episode", scope, 0.0, score_document(prepared, document), episode=episode)
-        if not _may_win(item.relevance, fading, best, options):
+        if not _may_win(Relevance(ceiling(prepared, found.held | unknown)), fading, best, options, found.alone):
+            continue  # even the best score its terms allow cannot win: its document is never read
+        relevance = score_document(prepared, found.document())
+        if not _may_win(relevance, fading, best, options, found.alone):
             continue  # below the threshold, or out of the top k even with the best session context
+        scope, episode = found.scope, found.episode()  # read only now: most candidates never are
+        item = Item("episode", scope, 0.0, relevance, episode=episode)
         near = 0.0
         if item.relevance.score > 0 and episode.session:
             key = (scope, episode.session)
@@ -298,18 +321,19 @@ def _rank_indexed(
     return _best(kept, options.k_episodes, scope_order)
 
 
-def _may_win(relevance: Relevance, fading: float, best: list[float], options: Options) -> bool:
+def _may_win(relevance: Relevance, fading: float, best: list[float], options: Options, alone: bool = False) -> bool:
     """Whether an episode of this own relevance and decay (`fading`) can be kept (the threshold) and enter the
     top k (`best`, a min-heap of the k highest scores so far): its score is at most its relevance plus the
-    largest context gain (`_finish`: a neighbour of relevance MAX_RELEVANCE), decayed. Skipping the others
-    spares reading their sessions, and changes nothing: they would be cut by `_best`."""
+    largest context gain (`_finish`: a neighbour of relevance MAX_RELEVANCE; none when it is `alone` in its
+    session), decayed. Skipping the others spares reading them and their sessions, and changes nothing: they
+    would be cut by `_best`."""
     score = relevance.score
     if not relevance.key_hit and (score <= 0 or score < options.min_score):
         return False
     if relevance.key_hit or len(best) < options.k_episodes:
         return True
-    ceiling = (score + CONTEXT_WEIGHT * MAX_RELEVANCE * max(0.0, 1 - score)) * fading
-    return ceiling * (1 + 1e-9) >= best[0]
+    gain = 0.0 if alone else CONTEXT_WEIGHT * MAX_RELEVANCE * max(0.0, 1 - score)
+    return (score + gain) * fading * (1 + 1e-9) >= best[0]
 
 
 def _near(group: list[tuple[tuple[object, ...], str, float]], episode: Episode) -> float:

@@ -229,10 +229,39 @@ def matching_terms(query: Query) -> frozenset[str]:
     terms are all in the query (a key hit), so only documents holding one need scoring. Context from
     neighbouring episodes (see `rank`) only raises episodes that already score above 0.
     """
-    found = set(query.terms) - {timeterms.WHEN}  # a document that only says when scores 0
-    for variants in (*query.typos.values(), *query.variants.values()):
-        found.update(variants)
-    return frozenset(found)
+    return frozenset(t for alternatives in stand_ins(query).values() for t in alternatives)
+
+
+def stand_ins(query: Query) -> dict[str, frozenset[str]]:
+    """For each query term but saying when, the stored terms that satisfy it: itself, its typos, its near days."""
+    return {
+        term: frozenset({term, *query.typos.get(term, {}), *query.variants.get(term, {})})
+        for term in query.terms
+        if term != timeterms.WHEN  # a document that only says when scores 0
+    }
+
+
+def ceiling(query: Query, held: Iterable[str]) -> float:
+    """The most `score_document` gives a document without a key hit that holds (itself or through a stand-in) no
+    query term but `held`: known from an index's postings, before the document is read.
+
+    Each share is bounded as if every held term had full credit: coverage and frequency by the held terms'
+    weight; the best passage by the held terms' weight with the largest local rarity a term can get (a term in
+    no passage has the most), at the fewest passages (two) or at infinitely many (between, the ratio moves one
+    way); the fuzzy score by 1. tests/test_recall.py checks it against score_document."""
+    if query.everything:
+        return 1.0
+    have = set(held)
+    total = sum(query.weights.values())
+    if not total or not have - {timeterms.WHEN}:
+        return 0.0 if have <= {timeterms.WHEN} else 1.0
+    a = sum(w for t, w in query.weights.items() if t in have)
+    n, n_held = len(query.weights), sum(1 for t in query.weights if t in have)
+    coverage = a / total
+    local = LOCAL_WEIGHT * math.log(1 + (2 + 0.5) / 0.5)  # a term in none of two passages
+    passage = max(coverage, (a + n_held * local) / (total + n * local), n_held / n)
+    keyword = (COVERAGE_WEIGHT + FREQUENCY_WEIGHT) * coverage + PASSAGE_WEIGHT * passage
+    return min(1.0, KEYWORD_WEIGHT * keyword + (1 - KEYWORD_WEIGHT))
 
 
 @dataclass(frozen=True, slots=True)
