@@ -459,7 +459,11 @@ def test_the_gate_finds_words_in_awkward_places(text: str, code: str) -> None:
     assert code in {f.code for f in check_text(text)}
 
 
-@pytest.mark.parametrize("text", [t for t, _ in HITS + PREFILTER_CASES + MULTILINGUAL_HITS] + CLEAN)
+# Every case each rule keeps beside its patterns (Rule.caught, Rule.not_caught), and the whole base's near misses.
+RULE_TEXTS = [*dict.fromkeys(text for rule in RULES for text in (*rule.caught, *rule.not_caught))]
+
+
+@pytest.mark.parametrize("text", [t for t, _ in HITS + PREFILTER_CASES + MULTILINGUAL_HITS] + RULE_TEXTS + CLEAN)
 def test_the_gate_never_hides_a_finding_on_the_rule_cases(text: str) -> None:
     # check_text skips lines without anchors; running every rule on every line must agree
     unfiltered = sorted((f.code, f.col) for f in check_line(text) if f.code != "MEM205")
@@ -468,7 +472,7 @@ def test_the_gate_never_hides_a_finding_on_the_rule_cases(text: str) -> None:
 
 
 def test_guard_is_the_first_error_of_check_text() -> None:
-    for text, _code in HITS:
+    for text in [t for t, _ in HITS] + [text for rule in RULES for text in rule.caught]:
         errors = [f for f in check_text(text) if f.severity == "error"]
         assert guard(text) == (errors[0] if errors else None)
 
@@ -798,11 +802,46 @@ def test_the_policy_by_kind_as_docs_lint_shows_it(text: str, as_fact: str, as_ep
     assert (f"quarantined ({episode.code})" if episode else "stored") == as_episode
 
 
-def test_docs_lint_lists_every_case_of_every_rule() -> None:
+def _shown(text: str) -> str:
+    """`text` as docs/LINT.md writes it: a character that does not print as its escape (`ig\\u200bnore`)."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def _unshown(text: str) -> str:
+    """The text docs/LINT.md writes as `text`: the escapes `_shown` writes undone."""
+    escape = re.compile(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8}|t|n)")
+    return escape.sub(lambda m: {"t": "\t", "n": "\n"}.get(m[1]) or chr(int(m[1][1:], 16)), text)
+
+
+def test_docs_lint_shows_each_rules_example_and_near_miss() -> None:
+    # The full lists (Rule.caught, Rule.not_caught) are in each rule's module, beside its patterns: docs/LINT.md
+    # shows one of each side for every rule (as `mem lint --explain` does), and says what else it lists is true.
     doc = (Path(__file__).parent.parent / "docs" / "LINT.md").read_text(encoding="utf-8")
-    for rule in RULES:
-        for text in (*rule.caught, *rule.not_caught):
-            assert f"`{text}`" in doc, f"{rule.code}: {text!r} is not in docs/LINT.md"
+    for rule in all_rules():
+        for text in (rule.example, rule.near_miss):
+            assert f"`{_shown(text)}`" in doc, f"{rule.code}: {text!r} is not in docs/LINT.md"
+
+
+def _listed_in_docs_lint() -> list[tuple[str, str, str]]:
+    """(code, side, text) of each bullet `- Caught: `text`` or `- Not caught: `text`` under a text rule's heading."""
+    doc = (Path(__file__).parent.parent / "docs" / "LINT.md").read_text(encoding="utf-8")
+    listed, code = [], ""
+    for line in doc.splitlines():
+        if line.startswith("#"):
+            heading = re.match(r"### (MEM\d{3}) ", line)
+            code = heading[1] if heading and any(rule.code == heading[1] for rule in RULES) else ""
+        elif code and (bullet := re.fullmatch(r"- (Caught|Not caught): `([^`]+)`", line)):
+            listed.append((code, bullet[1], _unshown(bullet[2])))
+    return listed
+
+
+@pytest.mark.parametrize(("code", "side", "text"), _listed_in_docs_lint())
+def test_what_docs_lint_lists_under_a_rule_is_true(code: str, side: str, text: str) -> None:
+    [rule] = [rule for rule in RULES if rule.code == code]
+    if side == "Caught":
+        assert code in {f.code for f in check_text(text, kind=rule.profiles[0])}
+    else:
+        assert all(code not in {f.code for f in check_text(text, kind=kind)} for kind in rule.profiles)
 
 
 def test_an_order_is_judged_in_a_facts_value_not_in_the_quote_its_source_ref_keeps() -> None:
