@@ -159,6 +159,11 @@ RULES: list[Rule] = [
         mask=True,
         example="deploy key AKIAIOSFODNN7EXAMPL3",
         near_miss="uses AWS in region eu-west-1",
+        caught=(
+            "token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+            # text the keyword gate could get wrong (memfiles.lint.gate): glued quotes, odd spacing, leetspeak
+            "twilio SK0123456789abcdef0123456789abcdef",
+        ),
     ),
     Rule(
         "MEM302",
@@ -185,6 +190,7 @@ RULES: list[Rule] = [
         mask=True,
         example="wifi password: Tr0ub4dor&3",
         near_miss="password is in the team vault",
+        caught=("api_key = 'x9Qm2LpZ7vR4'",),
     ),
     Rule(
         "MEM304",
