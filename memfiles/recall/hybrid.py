@@ -77,11 +77,11 @@ class Semantic:
     queries: dict[str, Callable[[], Matrix | None]] = field(default_factory=dict)
 
     def expect(self, query: str) -> None:
-        """Start embedding `query` aside (memfiles.recall.query_embedding) unless this process holds the model:
+        """Start embedding `query` aside (memfiles.recall.query_embedding) if this is the process's first query:
         recall by meaning always embeds the query, and the model's load then overlaps the ranking by words."""
-        from memfiles.recall import embedder, query_embedding
+        from memfiles.recall import query_embedding
 
-        if query.strip() and query not in self.queries and embedder.loaded() is None:
+        if query.strip() and query not in self.queries and query_embedding.worth_it():
             self.queries[query] = query_embedding.start(self.files, self.paths.cache, query)
 
     def query_vector(self, query: str) -> Matrix:

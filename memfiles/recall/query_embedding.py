@@ -4,9 +4,9 @@ Recall by meaning always embeds the query, and in a one-shot process (`mem recal
 the model is most of that: importing numpy and onnxruntime, opening the model, a first inference (about 0.25 s
 here). A thread cannot hide it (imports hold Python's lock, so the ranking by words slowed by as much as the thread
 saved), a second process can: it loads and embeds on another core while this one opens the index and ranks, and
-hands back one vector (float32, little-endian) on its standard output. A process that already holds the
-model (`mem mcp`, the API kept warm) embeds in place. If the child fails in any way, the read embeds in place, and
-says what went wrong as it would have without the child.
+hands back one vector (float32, little-endian) on its standard output. Only a process's first query is embedded
+aside: a process that asks again (`mem mcp`, the API) loads the model once, in place, and keeps it. If the child
+fails in any way, the read embeds in place, and says what went wrong as it would have without the child.
 
     python -m memfiles.recall.query_embedding MODEL TOKENIZER CACHE < query  (the child; CACHE may be "")
 """
@@ -25,10 +25,18 @@ if TYPE_CHECKING:
     from memfiles.recall.embedder import Matrix
 
 TIMEOUT_S = 60.0  # a child that takes longer than this is stopped, and the read embeds in place
+_asked = False  # whether this process has embedded a query aside already
+
+
+def worth_it() -> bool:
+    """Whether to embed a query aside: the process's first query, with no model loaded here."""
+    return not _asked and embedder.loaded() is None
 
 
 def start(files: embedder.ModelFiles, cache: Path | None, query: str) -> Callable[[], Matrix | None]:
     """Start embedding `query` in a child process; the call returned waits for its vector (None: it failed)."""
+    global _asked
+    _asked = True
     argv = [sys.executable, "-m", __name__, str(files.model), str(files.tokenizer), str(cache or "")]
     try:
         child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
