@@ -291,7 +291,7 @@ def test_a_reindex_embeds_episodes_by_an_int8_copy_and_reads_by_the_model_as_shi
     shutil.rmtree(models)
     ask = "found = home.user('alice').recall('Set up an alert for me')\n"
     ask += "assert found.notes == [] and all(i.scores.semantic is not None for i in found.items), found\n"
-    assert "memfiles.recall.hybrid" in _imported_after(ask, home)  # ranked by meaning (its query embedded aside)
+    assert "onnxruntime" in _imported_after(ask, home)
     assert not models.exists()  # the read used the model as shipped
     texts = ["Set up an alert for me", "The notification channel is email.", "Asked where order O-4471 is."]
     model = embedder.Embedder(files, home / ".cache")
@@ -403,26 +403,3 @@ def test_a_home_cloned_from_someone_else_is_found_by_meaning_at_once(home: Path,
     assert vector_build.missing(paths, Scope("user", "alice"), embedder.ModelFiles.default().id) == (0, 0)
     found = open_home(cloned.root).user("alice").recall("Set up an alert for me")
     assert found.notes == [] and "notification_channel" in found.text
-
-
-@needs_extra
-def test_a_query_embedded_aside_is_the_query_embedded_in_place(tmp_path: Path) -> None:
-    """A one-shot read embeds its query in a child process while it ranks by words: the same vector."""
-    from memfiles.recall import query_embedding
-
-    files = embedder.ModelFiles.default()
-    query = "how should I invest my bonus? café"
-    aside = query_embedding.start(files, tmp_path / ".cache", query)()
-    assert aside is not None
-    here = embedder.Embedder(files).embed([query])[0]
-    assert aside.shape == here.shape and abs(aside - here).max() < 1e-5
-
-
-@needs_extra
-def test_a_child_that_cannot_load_the_model_gives_nothing_and_the_read_says_why_itself(tmp_path: Path) -> None:
-    from memfiles.recall import query_embedding
-
-    broken = tmp_path / "not-a-model.onnx"
-    broken.write_text("this is not an ONNX model\n", encoding="utf-8")
-    files = embedder.ModelFiles(broken, embedder.TOKENIZER)
-    assert query_embedding.start(files, None, "where is order O-4471")() is None

@@ -74,22 +74,6 @@ class Semantic:
     catch_up: int = 0  # a scope with more items than this and few vectors is "not built yet" (see `unbuilt`)
     notes: list[str] = field(default_factory=list)
     stores: dict[str, vectors.VectorStore] = field(default_factory=dict)
-    queries: dict[str, Callable[[], Matrix | None]] = field(default_factory=dict)
-
-    def expect(self, query: str) -> None:
-        """Start embedding `query` aside (memfiles.recall.query_embedding) if this is the process's first query:
-        recall by meaning always embeds the query, and the model's load then overlaps the ranking by words."""
-        from memfiles.recall import query_embedding
-
-        if query.strip() and query not in self.queries and query_embedding.worth_it():
-            self.queries[query] = query_embedding.start(self.files, self.paths.cache, query)
-
-    def query_vector(self, query: str) -> Matrix:
-        """`query`'s vector: from the child `expect` started, else (none, or it failed) embedded here (raises
-        ModelUnavailable)."""
-        pending = self.queries.pop(query, None)
-        found = pending() if pending is not None else None
-        return found if found is not None else self.embedder.embed([query])[0]
 
     @property
     def embedder(self) -> Embedder:
@@ -196,12 +180,11 @@ def rank(
     # semantic side brings POOL of its own; a wider lexical cut only slows the index's early stop).
     if not query.strip():
         return ranking.rank(memories, query, now, options, indexed)  # everything in range: nothing to mean
-    session.expect(query)  # if the read did not already
     options = replace(options, recency_weight=ranking.recency_weight(options, query))
     wide = replace(options, min_score=1e-9, k_facts=10**9, k_episodes=max(LEXICAL_POOL, 2 * options.k_episodes))
     lexical = ranking.rank(memories, query, now, wide, indexed)
     reference = options.as_of or now
-    q = session.query_vector(query)
+    q = session.embedder.embed([query])[0]
     scope_order = {memory.scope: n for n, memory in enumerate(memories)}
     chosen: list[Item] = []
     if options.kind in ("all", "facts"):

@@ -198,8 +198,6 @@ def _recall(
 
     now = clock.now()
     reference = options.as_of or now
-    if semantic is not None:
-        semantic.expect(query)  # the model loads aside while the index is opened and the words ranked
     indexed = _indexed(paths, scopes, options, reference, notes) if use_index and options.kind != "facts" else None
     memories: list[ScopeMemory] = []
     problems: list[FileFormatError] = []
