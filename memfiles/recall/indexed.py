@@ -3,7 +3,9 @@
 `open_episodes` brings each asked scope's index up to date (memfiles.recall.index_refresh) and returns an
 `IndexedEpisodes`, which recall.rank takes as its `EpisodeSource`: corpus statistics (total, document
 frequencies, vocabulary) over exactly the episodes the file scan would consider, and the episodes
-holding any matching term, newest first, so ranking can stop early. No git, no YAML.
+holding any matching term, newest first, each with the query terms it holds and whether its session has
+another episode, so ranking can stop early and skip, unread, what cannot win (ranking.Candidate). No git,
+no YAML.
 """
 
 from __future__ import annotations
