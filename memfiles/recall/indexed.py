@@ -136,21 +136,35 @@ class ScopeWindow:
         ).fetchall()
         if len(rows) < 2:
             return []
-        return [(self._episode(doc, blob, sig), self._document(doc, document)) for doc, blob, sig, document in rows]
+        found = [(self._episode(doc, blob, sig), self._document(doc, document)) for doc, blob, sig, document in rows]
+        return [(episode, document) for episode, document in found if episode is not None and document is not None]
 
-    def _episode(self, doc: int, blob: bytes, signature: str) -> Episode:
+    def _episode(self, doc: int, blob: bytes | None = None, signature: str | None = None) -> Episode | None:
+        """The episode of row `doc`, checked (raises IndexTampered); None if the row is gone (another process
+        brought the index up to date since this query listed it)."""
         if doc not in self._episodes:
-            self._episodes[doc] = decode_episode(self.conn, blob, signature)  # raises IndexTampered
+            if blob is None or signature is None:
+                row = self.conn.execute("SELECT episode, sig FROM docs WHERE id = ?", (doc,)).fetchone()
+                if row is None:
+                    return None
+                blob, signature = row
+            self._episodes[doc] = decode_episode(self.conn, blob, signature)
         return self._episodes[doc]
 
-    def _document(self, doc: int, blob: bytes) -> Document:
+    def _document(self, doc: int, blob: bytes | None = None) -> Document | None:
+        """The document of row `doc` (None if the row is gone, as `_episode`)."""
         if doc not in self._documents:
+            if blob is None:
+                row = self.conn.execute("SELECT document FROM docs WHERE id = ?", (doc,)).fetchone()
+                if row is None:
+                    return None
+                blob = row[0]
             self._documents[doc] = decode_document(blob)
         return self._documents[doc]
 
     def newest_first(self, terms: Mapping[str, frozenset[str]] | None) -> Iterator[tuple[str, Candidate]]:
         columns = (
-            "d.lo, d.id, d.episode, d.sig, d.document, "
+            "d.lo, d.id, "
             "d.session IS NULL OR NOT EXISTS (SELECT 1 FROM docs s WHERE s.session = d.session AND s.id != d.id)"
         )
         if terms is None:
@@ -165,12 +179,11 @@ class ScopeWindow:
             )
         holders = {term: self._holders(stored) for term, stored in (terms or {}).items()}
         everything = frozenset(terms or ())
-        for lo, doc, blob, sig, document, alone in rows:
+        for lo, doc, alone in rows:
             # `lo` is the start to the second: a second later is no earlier than the start itself.
             latest = datetime.fromisoformat(lo) + timedelta(seconds=1)
             held = frozenset(t for t, docs in holders.items() if doc in docs) if terms else everything
-            read = functools.partial(self._document, doc, document)
-            load = functools.partial(self._episode, doc, blob, sig)
+            read, load = functools.partial(self._document, doc), functools.partial(self._episode, doc)
             yield lo, Candidate(self.scope, latest, held, bool(alone), read, load)
 
     def _holders(self, stored: frozenset[str]) -> set[int]:

@@ -194,14 +194,15 @@ class Candidate:
     `latest` is no earlier than the episode's start (so its recency factor bounds the episode's from above);
     `held` the query terms it holds, itself or through a stand-in (relevance.stand_ins); `alone` whether no
     other episode shares its session (then no context can raise it). `document` and `episode` read and check
-    what the index stores, which only a candidate that can still win needs."""
+    what the index stores, which only a candidate that can still win needs (None: it is gone since it was
+    listed, as when another process brought the index up to date)."""
 
     scope: str
     latest: When
     held: frozenset[str]
     alone: bool
-    document: Callable[[], Document]
-    episode: Callable[[], Episode]
+    document: Callable[[], Document | None]
+    episode: Callable[[], Episode | None]
 
 
 class EpisodeSource(Protocol):
@@ -284,25 +285,41 @@ def _best(kept: list[Item], limit: int, scope_order: dict[str, int]) -> list[Ite
 def _rank_indexed(
     source: EpisodeSource, query: str, options: Options, reference: When, scope_order: dict[str, int]
 ) -> list[Item]:
-    """Episodes from an index: only those holding a matching term are scored, newest first, until none can win."""
+    """Episodes from an index: only those holding a matching term, in the order of the most each can score (from
+    the terms it holds, its session and its age), until none can win."""
     prepared = prepare(query, source.corpus, reference)
     wanted = None if prepared.everything else stand_ins(prepared)  # the INVARIANT of matching_terms
     unknown = frozenset(prepared.terms) - set(wanted or ())  # saying when: not in the postings asked, so maybe held
     kept: list[Item] = []
     best: list[float] = []  # the k highest scores so far (a min-heap)
     sessions: dict[tuple[str, str], list[tuple[tuple[object, ...], str, float]]] = {}
+    bounds: dict[frozenset[str], float] = {}  # the ceiling of each set of held terms (few distinct ones)
+    ranked = []
     for found in source.newest_first(wanted):
-        fading = 1.0  # its recency factor (at most), needed only once the top k is full
-        if len(best) >= options.k_episodes:
-            fading = recency(clock.age_days(found.latest, reference), options.half_life_days, options.recency_weight)
-            if MAX_RELEVANCE * fading * (1 + 1e-9) < best[0]:
-                break  # see MAX_RELEVANCE: every older episode's recency factor is at most this one's
-        if not _may_win(Relevance(ceiling(prepared, found.held | unknown)), fading, best, options, found.alone):
-            continue  # even the best score its terms allow cannot win: its document is never read
-        relevance = score_document(prepared, found.document())
+        held = found.held | unknown
+        if held not in bounds:
+            bounds[held] = ceiling(prepared, held)
+        own = bounds[held]
+        if own <= 0 or own < options.min_score:
+            continue  # even its best own relevance is below the threshold
+        fading = recency(clock.age_days(found.latest, reference), options.half_life_days, options.recency_weight)
+        gain = 0.0 if found.alone else CONTEXT_WEIGHT * MAX_RELEVANCE * max(0.0, 1 - own)
+        ranked.append(((own + gain) * fading, fading, found))
+    # The most any candidate can score, best first (equal bounds: newest first, as listed): once the next one's is
+    # below the k-th best score found, no later one can enter the top k. Most are never read.
+    ranked.sort(key=lambda entry: entry[0], reverse=True)
+    for top, fading, found in ranked:
+        if len(best) >= options.k_episodes and top * (1 + 1e-9) < best[0]:
+            break
+        document = found.document()
+        if document is None:
+            continue
+        relevance = score_document(prepared, document)
         if not _may_win(relevance, fading, best, options, found.alone):
             continue  # below the threshold, or out of the top k even with the best session context
-        scope, episode = found.scope, found.episode()  # read only now: most candidates never are
+        scope, episode = found.scope, found.episode()  # read and checked only now
+        if episode is None:
+            continue
         item = Item("episode", scope, 0.0, relevance, episode=episode)
         near = 0.0
         if item.relevance.score > 0 and episode.session:
