@@ -34,7 +34,7 @@ from memfiles.store.files import locked
 # made when a file's bytes change, so a guard that catches more needs a new version). A new version gets a
 # new file, built from the markdown at the next recall. tests/test_index.py pins what each version stores
 # and the guard's rules each version decided with.
-INDEX_VERSION = 27
+INDEX_VERSION = 28
 _OTHER_VERSIONS_KEPT = 7 * 86400  # another version's index unused this long is removed
 BUSY_MS = 10_000
 SCHEMA = """
@@ -50,7 +50,8 @@ CREATE INDEX files_month ON files(month);
 CREATE INDEX files_problems ON files(month) WHERE problem IS NOT NULL;
 CREATE TABLE docs(
     id INTEGER PRIMARY KEY, month TEXT NOT NULL, lo TEXT NOT NULL, hi TEXT NOT NULL, session TEXT,
-    length INTEGER NOT NULL, episode BLOB NOT NULL, document BLOB NOT NULL, sig TEXT NOT NULL
+    length INTEGER NOT NULL, passages INTEGER NOT NULL, episode BLOB NOT NULL, document BLOB NOT NULL,
+    sig TEXT NOT NULL
 );
 CREATE INDEX docs_window ON docs(month, lo, hi, length);
 CREATE INDEX docs_session ON docs(session) WHERE session IS NOT NULL;

@@ -293,7 +293,7 @@ def _insert_doc(conn: sqlite3.Connection, month: str, episode: Episode, doc: Doc
         raise sqlite3.IntegrityError(f"more than {_SAME_SECOND} episodes start at {lo}")
     blob = encode_episode(episode)
     conn.execute(
-        "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             doc_id,
             month,
@@ -301,6 +301,7 @@ def _insert_doc(conn: sqlite3.Connection, month: str, episode: Episode, doc: Doc
             hi,
             episode.session or None,
             doc.length,
+            len(doc.passages),
             blob,
             encode_document(doc),
             sign_row(conn, "episode", blob),

@@ -164,7 +164,7 @@ class ScopeWindow:
 
     def newest_first(self, terms: Mapping[str, frozenset[str]] | None) -> Iterator[tuple[str, Candidate]]:
         columns = (
-            "d.lo, d.id, "
+            "d.lo, d.id, d.passages, "
             "d.session IS NULL OR NOT EXISTS (SELECT 1 FROM docs s WHERE s.session = d.session AND s.id != d.id)"
         )
         if terms is None:
@@ -179,12 +179,12 @@ class ScopeWindow:
             )
         holders = {term: self._holders(stored) for term, stored in (terms or {}).items()}
         everything = frozenset(terms or ())
-        for lo, doc, alone in rows:
+        for lo, doc, passages, alone in rows:
             # `lo` is the start to the second: a second later is no earlier than the start itself.
             latest = datetime.fromisoformat(lo) + timedelta(seconds=1)
             held = frozenset(t for t, docs in holders.items() if doc in docs) if terms else everything
             read, load = functools.partial(self._document, doc), functools.partial(self._episode, doc)
-            yield lo, Candidate(self.scope, latest, held, bool(alone), read, load)
+            yield lo, Candidate(self.scope, latest, held, passages, bool(alone), read, load)
 
     def _holders(self, stored: frozenset[str]) -> set[int]:
         """The documents holding any of `stored` (in any month: a superset of the window's)."""

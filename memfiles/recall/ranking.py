@@ -192,7 +192,8 @@ class Candidate:
     """An in-range episode an index offers, with what ranking needs before reading it.
 
     `latest` is no earlier than the episode's start (so its recency factor bounds the episode's from above);
-    `held` the query terms it holds, itself or through a stand-in (relevance.stand_ins); `alone` whether no
+    `held` the query terms it holds, itself or through a stand-in (relevance.stand_ins); `passages` how many
+    passages its document has (relevance.ceiling); `alone` whether no
     other episode shares its session (then no context can raise it). `document` and `episode` read and check
     what the index stores, which only a candidate that can still win needs (None: it is gone since it was
     listed, as when another process brought the index up to date)."""
@@ -200,6 +201,7 @@ class Candidate:
     scope: str
     latest: When
     held: frozenset[str]
+    passages: int
     alone: bool
     document: Callable[[], Document | None]
     episode: Callable[[], Episode | None]
@@ -293,13 +295,13 @@ def _rank_indexed(
     kept: list[Item] = []
     best: list[float] = []  # the k highest scores so far (a min-heap)
     sessions: dict[tuple[str, str], list[tuple[tuple[object, ...], str, float]]] = {}
-    bounds: dict[frozenset[str], float] = {}  # the ceiling of each set of held terms (few distinct ones)
+    bounds: dict[tuple[frozenset[str], int], float] = {}  # the ceiling of each (held terms, passages): few distinct
     ranked = []
     for found in source.newest_first(wanted):
-        held = found.held | unknown
-        if held not in bounds:
-            bounds[held] = ceiling(prepared, held)
-        own = bounds[held]
+        shape = (found.held | unknown, found.passages)
+        if shape not in bounds:
+            bounds[shape] = ceiling(prepared, *shape)
+        own = bounds[shape]
         if own <= 0 or own < options.min_score:
             continue  # even its best own relevance is below the threshold
         fading = recency(clock.age_days(found.latest, reference), options.half_life_days, options.recency_weight)
