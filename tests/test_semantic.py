@@ -177,6 +177,17 @@ def test_a_read_embeds_every_fact_and_episodes_within_its_budget(home: Path, mon
     assert again.notes == [] and again.items[0].scores.semantic is not None
 
 
+@needs_extra
+def test_a_read_embeds_episodes_without_vectors_within_its_default_budget(home: Path) -> None:
+    """ "Each recall embeds some": with the default budget, a read of a home whose one episode has no vector embeds
+    it (the budget counts from when the model is loaded), and says nothing; the next read has nothing to embed."""
+    _support_home(home, vectors=False)
+    assert any("1 episode(s) have no vectors" in p for p in open_home(home).doctor().problems)
+    found = open_home(home).user("alice").recall("where is order O-4471")
+    assert found.notes == [] and found.items[0].kind == "episode" and found.items[0].scores.semantic is not None
+    assert open_home(home).doctor().healthy
+
+
 def _mem(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """`mem` as a person runs it: its own process, the extra installed, recall by meaning on (the default)."""
     env = {k: v for k, v in os.environ.items() if k != "MEM_RANKING"} | {"MEM_HOME": str(home)}

@@ -70,10 +70,10 @@ class Semantic:
     files: ModelFiles
     model_id: str
     paths: Paths
-    deadline: float
-    catch_up: int = 0  # a scope with more items than this and few vectors is "not built yet" (see `unbuilt`)
+    budget_s: float  # seconds this read may spend embedding episodes, from its first batch (the model loaded)
     notes: list[str] = field(default_factory=list)
     stores: dict[str, vectors.VectorStore] = field(default_factory=dict)
+    deadline: float | None = None  # set by the first batch `embed_in_budget` embeds
 
     @property
     def embedder(self) -> Embedder:
@@ -141,7 +141,9 @@ class Semantic:
         found: dict[str, Matrix] = {}
         for start in range(0, len(items), EMBED_BATCH):
             model = self.embedder  # loaded first: the budget runs from then
-            if self.deadline is not None and time.monotonic() > self.deadline:
+            if self.deadline is None:
+                self.deadline = time.monotonic() + self.budget_s
+            if time.monotonic() >= self.deadline:
                 break
             found.update(embed_all(model, wanted(items[start : start + EMBED_BATCH]), store))
         return found
