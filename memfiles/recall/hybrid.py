@@ -328,7 +328,7 @@ def _fuse(
     left: list[Item] = []
     for c in candidates:
         relevance = c.item.relevance
-        own = relevance.score - relevance.context if relevance.context else relevance.score
+        own = ranking.own_relevance(relevance)
         meaning = c.cosine is not None and c.cosine >= SEMANTIC_MIN
         if not (relevance.key_hit or (own > 0 and own >= options.min_score) or meaning):
             c.item.lexical, c.item.semantic = c.lexical, c.cosine

@@ -278,6 +278,15 @@ def _finish(item: Item, near: float, options: Options, reference: When) -> bool:
     return True
 
 
+def own_relevance(relevance: Relevance) -> float:
+    """An item's relevance without the session context `_finish` added to it (`context` is the neighbour's
+    relevance, not what it added: score = own + CONTEXT_WEIGHT · context · (1 − own))."""
+    if not relevance.context:
+        return relevance.score
+    lift = CONTEXT_WEIGHT * relevance.context
+    return (relevance.score - lift) / (1 - lift)
+
+
 def _best(kept: list[Item], limit: int, scope_order: dict[str, int]) -> list[Item]:
     kept.sort(key=lambda i: (clock.order(i.date), i.id), reverse=True)  # stable sorts: equal scores go newest first
     kept.sort(key=lambda i: (-i.score, scope_order[i.scope]))
