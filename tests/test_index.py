@@ -430,7 +430,7 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # 9: the same again, for the rules of the second guard round (GUARD_RULES below); 10: episodes' `source_ref`;
 # 11 to 25: the same bytes, the rules changed again; 26: each episode and fact list signed by this machine;
 # 27: MEM117-MEM122, and words joined by `-`, `_` or percent-encoding read as words
-# 28: MEM123 persona-with-request and MEM124 task-hijack
+# 28: MEM123 persona-with-request, MEM124 task-hijack, MEM125 scenario-as-fact
 STORED = {
     5: "41379930bfc5c89e",
     6: "fbbb787f0f01c0fd",
@@ -479,7 +479,7 @@ GUARD_RULES = {
     25: "199bff85c5857f0f",
     26: "199bff85c5857f0f",  # the same rules; rows now signed
     27: "476662c9ac1897dc",
-    28: "8c2942dfdde9f6f7",
+    28: "f9f6738751499aa1",
 }
 
 

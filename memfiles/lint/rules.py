@@ -313,10 +313,11 @@ def guard(text: str, kind: str = "fact") -> Finding | None:
 def judge_fact(text: str, field: str = "value", *, key: str = "", subject: str = "") -> Finding | None:
     """The one judge of a fact's text (`field`: its value, key, subject or source_ref): the first error finding when
     `text` is read as a fact value, or None when it may be stored and shown. Facts are values, not orders (docs/LINT.md,
-    "The guard by kind of memory"): MEM122 order-as-fact judges the value only, since a source_ref may quote what the
-    user asked and a key or subject is a name; and not the value of a goal (`key`/`subject`, see `names_a_goal`),
-    which is what the user means to do, said as people say it ("build an emergency fund", "run a marathon"). The
-    write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and the read-time guard all decide by it."""
+    "The guard by kind of memory"): MEM122 order-as-fact and MEM125 scenario-as-fact judge the value only, since a
+    source_ref may quote what the user asked and a key or subject is a name; and not the value of a goal
+    (`key`/`subject`, see `names_a_goal`), which is what the user means to do, said as people say it ("build an
+    emergency fund", "run a marathon"). The write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and the
+    read-time guard all decide by it."""
     if field == "value" and not names_a_goal(key, subject):
         return guard(text, kind="fact")
     for finding in check_text(text, rules=_NOT_VALUE_ONLY, kind="fact"):
@@ -325,7 +326,7 @@ def judge_fact(text: str, field: str = "value", *, key: str = "", subject: str =
     return None
 
 
-VALUE_ONLY = frozenset({"MEM122"})  # the rules that judge a fact's value and no other field
+VALUE_ONLY = frozenset({"MEM122", "MEM125"})  # the rules that judge a fact's value and no other field
 # The words of a key that name what the user means to do: its value is an aim in the imperative, not an order.
 GOAL_WORDS = frozenset(
     {
