@@ -430,7 +430,8 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # 9: the same again, for the rules of the second guard round (GUARD_RULES below); 10: episodes' `source_ref`;
 # 11 to 25: the same bytes, the rules changed again; 26: each episode and fact list signed by this machine;
 # 27: MEM117-MEM122, and words joined by `-`, `_` or percent-encoding read as words; 28: each document's number
-# of passages in its row (recall bounds a candidate's score before reading it)
+# of passages in its row (recall bounds a candidate's score before reading it); 29: MEM123 persona-with-request,
+# MEM124 task-hijack, MEM125 scenario-as-fact
 STORED = {
     5: "41379930bfc5c89e",
     6: "fbbb787f0f01c0fd",
@@ -456,6 +457,7 @@ STORED = {
     26: "c5485de03e70afe3",
     27: "c5485de03e70afe3",
     28: "2933997584cc8eb1",
+    29: "2933997584cc8eb1",
 }
 # The guard's rules each version of the index decided `files.held` with (a digest of every rule's code, severity,
 # kinds and patterns). The index stores the decision, so rules that catch more need a new version.
@@ -480,6 +482,7 @@ GUARD_RULES = {
     26: "199bff85c5857f0f",  # the same rules; rows now signed
     27: "476662c9ac1897dc",
     28: "476662c9ac1897dc",
+    29: "3f915db3cb39ee1b",
 }
 
 

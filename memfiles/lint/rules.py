@@ -2,7 +2,8 @@
 
 The rules live in one module per family (memfiles.lint.rules_instruction, rules_role and rules_jailbreak
 MEM101-MEM109, rules_attacks, rules_dictated and rules_framing MEM110-MEM116, rules_steering MEM117-MEM122
-(data flow, trust, triggers, claims, secrets in replies, orders as facts), rules_hidden MEM2xx, rules_secrets
+(data flow, trust, triggers, claims, secrets in replies, orders as facts), rules_scenario MEM123-MEM124 (a role handed
+to the reader with a request, a framed harmful request, a hijacked task), rules_hidden MEM2xx, rules_secrets
 MEM3xx, rules_exfil MEM4xx); this module runs them over a text as the kind of text it is (KINDS: a fact value,
 an episode, a declared transcript, an agent instruction file). `severity="error"` findings are what the write
 path refuses or quarantines; warnings are reported by lint only.
@@ -31,6 +32,7 @@ from memfiles.lint import (
     rules_instruction,
     rules_jailbreak,
     rules_role,
+    rules_scenario,
     rules_secrets,
     rules_steering,
 )
@@ -69,6 +71,7 @@ RULES: list[Rule] = [
             *rules_dictated.RULES,
             *rules_framing.RULES,
             *rules_steering.RULES,
+            *rules_scenario.RULES,
             *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM1")),
         ],
         key=lambda rule: rule.code,
@@ -311,10 +314,11 @@ def guard(text: str, kind: str = "fact") -> Finding | None:
 def judge_fact(text: str, field: str = "value", *, key: str = "", subject: str = "") -> Finding | None:
     """The one judge of a fact's text (`field`: its value, key, subject or source_ref): the first error finding when
     `text` is read as a fact value, or None when it may be stored and shown. Facts are values, not orders (docs/LINT.md,
-    "The guard by kind of memory"): MEM122 order-as-fact judges the value only, since a source_ref may quote what the
-    user asked and a key or subject is a name; and not the value of a goal (`key`/`subject`, see `names_a_goal`),
-    which is what the user means to do, said as people say it ("build an emergency fund", "run a marathon"). The
-    write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and the read-time guard all decide by it."""
+    "The guard by kind of memory"): MEM122 order-as-fact and MEM125 scenario-as-fact judge the value only, since a
+    source_ref may quote what the user asked and a key or subject is a name; and not the value of a goal
+    (`key`/`subject`, see `names_a_goal`), which is what the user means to do, said as people say it ("build an
+    emergency fund", "run a marathon"). The write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and the
+    read-time guard all decide by it."""
     if field == "value" and not names_a_goal(key, subject):
         return guard(text, kind="fact")
     for finding in check_text(text, rules=_NOT_VALUE_ONLY, kind="fact"):
@@ -323,7 +327,7 @@ def judge_fact(text: str, field: str = "value", *, key: str = "", subject: str =
     return None
 
 
-VALUE_ONLY = frozenset({"MEM122"})  # the rules that judge a fact's value and no other field
+VALUE_ONLY = frozenset({"MEM122", "MEM125"})  # the rules that judge a fact's value and no other field
 # The words of a key that name what the user means to do: its value is an aim in the imperative, not an order.
 GOAL_WORDS = frozenset(
     {
