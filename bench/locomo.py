@@ -57,6 +57,7 @@ from memfiles.format.layout import Scope
 from memfiles.recall.ranking import Item, Relevance
 from memfiles.recall.render import block
 from memfiles.recall.retrieve import read_episodes
+from memfiles.recall.vectors import VECTORS_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo_dev.json"
@@ -162,7 +163,9 @@ def build(sample: dict[str, Any], mode: str, cache: Path) -> Built:
 
     found = units(sample, mode)
     digest = hashlib.sha256(json.dumps(sample["conversation"], sort_keys=True).encode()).hexdigest()[:12]
-    folder = cache / f"{BUILD}-{mode}-{sample['sample_id']}-{digest}"
+    # The vectors' format is part of the key: a home whose vectors an upgrade of memfiles no longer reads is no
+    # home "just written" (its episodes would have no vectors, and the headline would measure words alone).
+    folder = cache / f"{BUILD}-v{VECTORS_VERSION}-{mode}-{sample['sample_id']}-{digest}"
     scope = Scope("user", re.sub(r"[^a-z0-9._-]+", "-", str(sample["sample_id"]).lower()))
     table = folder / "units.json"
     if table.is_file():
