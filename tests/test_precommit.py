@@ -18,7 +18,10 @@ def _git(cwd: Path, *args: str) -> None:
 
 @pytest.mark.slow
 def test_try_repo_flags_the_bad_file_only(tmp_path: Path) -> None:
-    pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
+    # The pre-commit installed with this interpreter (the dev extra) first: one found on $PATH may belong to
+    # another environment (a pyenv shim whose script points at a removed virtualenv).
+    own = Path(sys.executable).parent / "pre-commit"
+    pre_commit = str(own) if own.exists() else shutil.which("pre-commit") or str(own)
     if not Path(pre_commit).exists():
         pytest.skip("pre-commit is not installed (pip install -e '.[dev]')")
     if not (ROOT / ".git").exists():
