@@ -431,7 +431,7 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # 11 to 25: the same bytes, the rules changed again; 26: each episode and fact list signed by this machine;
 # 27: MEM117-MEM122, and words joined by `-`, `_` or percent-encoding read as words; 28: each document's number
 # of passages in its row (recall bounds a candidate's score before reading it); 29: MEM123 persona-with-request,
-# MEM124 task-hijack, MEM125 scenario-as-fact
+# MEM124 task-hijack, MEM125 scenario-as-fact; 30: an episode's proposed goal judged as the fact it would become
 STORED = {
     5: "41379930bfc5c89e",
     6: "fbbb787f0f01c0fd",
@@ -458,6 +458,7 @@ STORED = {
     27: "c5485de03e70afe3",
     28: "2933997584cc8eb1",
     29: "2933997584cc8eb1",
+    30: "2933997584cc8eb1",
 }
 # The guard's rules each version of the index decided `files.held` with (a digest of every rule's code, severity,
 # kinds and patterns). The index stores the decision, so rules that catch more need a new version.
@@ -483,6 +484,7 @@ GUARD_RULES = {
     27: "476662c9ac1897dc",
     28: "476662c9ac1897dc",
     29: "3f915db3cb39ee1b",
+    30: "3f915db3cb39ee1b",
 }
 
 

@@ -319,12 +319,14 @@ def judge_fact(text: str, field: str = "value", *, key: str = "", subject: str =
     (`key`/`subject`, see `names_a_goal`), which is what the user means to do, said as people say it ("build an
     emergency fund", "run a marathon"). The write path (memfiles.ops.textfield), `mem lint` of MEMORY.md and the
     read-time guard all decide by it."""
+    return next(iter(fact_errors(text, field, key=key, subject=subject)), None)
+
+
+def fact_errors(text: str, field: str = "value", *, key: str = "", subject: str = "") -> list[Finding]:
+    """Every error finding `judge_fact` decides by, in order (an episode's proposed facts record them all)."""
     if field == "value" and not names_a_goal(key, subject):
-        return guard(text, kind="fact")
-    for finding in check_text(text, rules=_NOT_VALUE_ONLY, kind="fact"):
-        if finding.severity == ERROR:
-            return finding
-    return None
+        return [f for f in check_text(text, kind="fact") if f.severity == ERROR]
+    return [f for f in check_text(text, rules=_NOT_VALUE_ONLY, kind="fact") if f.severity == ERROR]
 
 
 VALUE_ONLY = frozenset({"MEM122", "MEM125"})  # the rules that judge a fact's value and no other field

@@ -35,7 +35,7 @@ def findings(episode: Episode) -> list[HeldFinding]:
 
     Each is recorded as its rule's code and where it is (`summary, column 12`), never the rule's words or the
     text matched: the frontmatter that holds them is read by `mem lint` too (`mem lint --explain CODE` says more)."""
-    from memfiles.lint.rules import ERROR, check_text
+    from memfiles.lint.rules import ERROR, check_text, fact_errors
 
     lines = guarded_lines(episode)
     where: Where = "transcript" if episode.transcript else "episode"
@@ -45,10 +45,9 @@ def findings(episode: Episode) -> list[HeldFinding]:
             if f.severity == ERROR:
                 name = lines[f.line - 1][0] if 0 < f.line <= len(lines) else "text"
                 found.append(HeldFinding(code=f.code, message=_one_line(f"{name}, column {f.col}")))
-    for fact in episode.facts:
-        for f in check_text(fact.value, kind="fact"):
-            if f.severity == ERROR:
-                found.append(HeldFinding(code=f.code, message=_one_line(f"fact {fact.key}, column {f.col}")))
+    for fact in episode.facts:  # judged as the fact it proposes would be (a goal is said in the imperative)
+        for f in fact_errors(fact.value, key=fact.key, subject=fact.subject or ""):
+            found.append(HeldFinding(code=f.code, message=_one_line(f"fact {fact.key}, column {f.col}")))
     unique: dict[tuple[str, str], HeldFinding] = {}
     for held in found:
         unique.setdefault((held.code, held.message), held)
