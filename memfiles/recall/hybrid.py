@@ -49,7 +49,7 @@ TOGETHER = 3  # facts stated at one moment from one source, at most this many, w
 SEMANTIC_MIN = 0.2  # cosine an item needs to pass the threshold on meaning alone
 NORMALISE = "max"  # cosines ÷ the best candidate's ("minmax" stretched noise: session R@1 fell 9 points)
 READ_BUDGET_S = 0.3  # seconds a read may spend embedding episodes that have no vector yet (after the model loads)
-EMBED_BATCH = 16  # items a read embeds at a time, the deadline checked between them
+EMBED_BATCH = 4  # episodes a read embeds at a time (about one model batch of passages), the deadline checked between
 
 
 @dataclass(slots=True)
