@@ -36,7 +36,7 @@ from memfiles.recall.ranking import Document
 
 RACY_NS = 2_000_000_000  # files modified this close to being read are re-checked by content next time
 _restat_s = 0.0  # see restat_every
-_SAME_SECOND = 1024  # doc ids are start-time seconds × this + n, so id order is time order
+SAME_SECOND = 1024  # doc ids are start-time seconds × this + n, so id order is time order
 
 
 @dataclass(slots=True)
@@ -285,12 +285,12 @@ def _bounds(started: When) -> tuple[str, str]:
 
 def _insert_doc(conn: sqlite3.Connection, month: str, episode: Episode, doc: Document) -> int:
     lo, hi = _bounds(episode.started_at)
-    base = int(clock.to_datetime(episode.started_at).timestamp()) * _SAME_SECOND
-    top = conn.execute("SELECT max(id) FROM docs WHERE id BETWEEN ? AND ?", (base, base + _SAME_SECOND - 1))
+    base = int(clock.to_datetime(episode.started_at).timestamp()) * SAME_SECOND
+    top = conn.execute("SELECT max(id) FROM docs WHERE id BETWEEN ? AND ?", (base, base + SAME_SECOND - 1))
     last = top.fetchone()[0]
     doc_id = base if last is None else last + 1
-    if doc_id >= base + _SAME_SECOND:
-        raise sqlite3.IntegrityError(f"more than {_SAME_SECOND} episodes start at {lo}")
+    if doc_id >= base + SAME_SECOND:
+        raise sqlite3.IntegrityError(f"more than {SAME_SECOND} episodes start at {lo}")
     blob = encode_episode(episode)
     conn.execute(
         "INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -10,14 +10,12 @@ no YAML.
 
 from __future__ import annotations
 
-import functools
 import heapq
 import json
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 
 from memfiles import clock
 from memfiles.clock import When
@@ -27,7 +25,7 @@ from memfiles.format.layout import Paths, Scope
 from memfiles.format.model import Fact
 from memfiles.recall.index_file import IndexUnavailable, connect, path_of
 from memfiles.recall.index_records import decode_document, decode_episode, memory_facts, token
-from memfiles.recall.index_refresh import refresh
+from memfiles.recall.index_refresh import SAME_SECOND, refresh
 from memfiles.recall.ranking import Candidate, Document
 from memfiles.store.files import read_memory
 
@@ -179,12 +177,17 @@ class ScopeWindow:
             )
         holders = {term: self._holders(stored) for term, stored in (terms or {}).items()}
         everything = frozenset(terms or ())
+        shapes: dict[tuple[str, ...], frozenset[str]] = {}  # one frozenset per combination of held terms
+        read, load, scope = self._document, self._episode, self.scope
         for lo, doc, passages, alone in rows:
-            # `lo` is the start to the second: a second later is no earlier than the start itself.
-            latest = datetime.fromisoformat(lo) + timedelta(seconds=1)
-            held = frozenset(t for t, docs in holders.items() if doc in docs) if terms else everything
-            read, load = functools.partial(self._document, doc), functools.partial(self._episode, doc)
-            yield lo, Candidate(self.scope, latest, held, passages, bool(alone), read, load)
+            # A doc id is its start's second × SAME_SECOND + n: a second later is no earlier than the start.
+            latest = float(doc // SAME_SECOND + 1)
+            if terms:
+                found = tuple(t for t, docs in holders.items() if doc in docs)
+                held = shapes.get(found) or shapes.setdefault(found, frozenset(found))
+            else:
+                held = everything
+            yield lo, Candidate(scope, latest, held, passages, bool(alone), doc, read, load)
 
     def _holders(self, stored: frozenset[str]) -> set[int]:
         """The documents holding any of `stored` (in any month: a superset of the window's)."""

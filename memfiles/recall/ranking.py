@@ -191,20 +191,27 @@ def in_range(episode: Episode, options: Options, reference: When) -> bool:
 class Candidate:
     """An in-range episode an index offers, with what ranking needs before reading it.
 
-    `latest` is no earlier than the episode's start (so its recency factor bounds the episode's from above);
-    `held` the query terms it holds, itself or through a stand-in (relevance.stand_ins); `passages` how many
-    passages its document has (relevance.ceiling); `alone` whether no
-    other episode shares its session (then no context can raise it). `document` and `episode` read and check
-    what the index stores, which only a candidate that can still win needs (None: it is gone since it was
-    listed, as when another process brought the index up to date)."""
+    `latest` (seconds since the epoch) is no earlier than the episode's start, so its recency factor bounds the
+    episode's from above; `held` the query terms it holds, itself or through a stand-in (relevance.stand_ins);
+    `passages` how many passages its document has (relevance.ceiling); `alone` whether no other episode shares
+    its session (then no context can raise it). `document()` and `episode()` read and check what the index
+    stores under `doc`, which only a candidate that can still win needs (None: it is gone since it was listed,
+    as when another process brought the index up to date)."""
 
     scope: str
-    latest: When
+    latest: float
     held: frozenset[str]
     passages: int
     alone: bool
-    document: Callable[[], Document | None]
-    episode: Callable[[], Episode | None]
+    doc: int
+    read: Callable[[int], Document | None]
+    load: Callable[[int], Episode | None]
+
+    def document(self) -> Document | None:
+        return self.read(self.doc)
+
+    def episode(self) -> Episode | None:
+        return self.load(self.doc)
 
 
 class EpisodeSource(Protocol):
@@ -304,6 +311,7 @@ def _rank_indexed(
     kept: list[Item] = []
     best: list[float] = []  # the k highest scores so far (a min-heap)
     sessions: dict[tuple[str, str], list[tuple[tuple[object, ...], str, float]]] = {}
+    now_s = clock.to_datetime(reference).timestamp()
     bounds: dict[tuple[frozenset[str], int], float] = {}  # the ceiling of each (held terms, passages): few distinct
     ranked = []
     for found in source.newest_first(wanted):
@@ -313,7 +321,8 @@ def _rank_indexed(
         own = bounds[shape]
         if own <= 0 or own < options.min_score:
             continue  # even its best own relevance is below the threshold
-        fading = recency(clock.age_days(found.latest, reference), options.half_life_days, options.recency_weight)
+        age = max(now_s - found.latest, 0.0) / 86400.0
+        fading = recency(age, options.half_life_days, options.recency_weight)
         gain = 0.0 if found.alone else CONTEXT_WEIGHT * MAX_RELEVANCE * max(0.0, 1 - own)
         ranked.append(((own + gain) * fading, fading, found))
     # The most any candidate can score, best first (equal bounds: newest first, as listed): once the next one's is
