@@ -115,6 +115,13 @@ _DEMAND = (
     r"convincing\w*|persuasive\w*|credible|believable|plausible|replicable|what (?:steps|tools|methods)|"
     r"which (?:steps|tools|methods)|payloads?|commands)\b"
 )
+
+
+def _verb_anchors(text: str) -> str:
+    """The gate's anchors for a list of verbs: each word as a whole word (`$`), a `+`-joined phrase as it is."""
+    return " ".join(word if "+" in word else word + "$" for word in words(text))
+
+
 # A request to produce something, put to the reader: a verb of making at the start of a clause or after "please",
 # "can you", "I need you to" (not "tell me" or "give me", which every chat holds).
 _PRODUCE = (
@@ -123,13 +130,10 @@ _PRODUCE = (
     r"craft|produce|describe|explain|detail|list|teach|narrate|continue|recite|transcribe|justify|argue|devise|"
     r"formulate|construct|walk (?:me|us) through|spell out|lay out|break down)\b)"
 )
-_PRODUCE_ANCHORS = " ".join(
-    word if "+" in word else word + "$"
-    for word in words(
-        "write draft compose create generate provide develop outline craft produce describe explain detail list teach "
-        "narrate continue recite transcribe justify argue devise formulate construct walk+me+through walk+us+through "
-        "spell+out lay+out break+down"
-    )
+_PRODUCE_ANCHORS = _verb_anchors(
+    "write draft compose create generate provide develop outline craft produce describe explain detail list teach "
+    "narrate continue recite transcribe justify argue devise formulate construct walk+me+through walk+us+through "
+    "spell+out lay+out break+down"
 )
 # A frame around a request: fiction and its parts, a role-play or a game, research or a lesson, a hypothetical.
 _FRAME = (
@@ -205,15 +209,12 @@ _ASKS = (
     r"\bhow (?:do|would|could|can|should|did|does|might) (?:i|one|someone|somebody|they|he|she|a person|people|"
     r"the \w+)\b[^?\n]{0,200}\?)"
 )
-_ASKS_ANCHORS = " ".join(
-    word if "+" in word else word + "$"
-    for word in words(
-        "write draft compose create generate provide develop outline design craft produce describe explain detail give "
-        "tell show list teach narrate continue roast deliver answer respond reply recite read sing share reveal make "
-        "build code argue walk lay+out spell+out break+down go need what how be do analyse analyze justify discuss "
-        "elaborate explore devise come+up construct formulate propose prepare put+together present illustrate "
-        "demonstrate summarise summarize investigate help you i'd i+would i'm i+am"
-    )
+_ASKS_ANCHORS = _verb_anchors(
+    "write draft compose create generate provide develop outline design craft produce describe explain detail give "
+    "tell show list teach narrate continue roast deliver answer respond reply recite read sing share reveal make "
+    "build code argue walk lay+out spell+out break+down go need what how be do analyse analyze justify discuss "
+    "elaborate explore devise come+up construct formulate propose prepare put+together present illustrate "
+    "demonstrate summarise summarize investigate help you i'd i+would i'm i+am"
 )
 PERSONA = first_of(
     anchored(
