@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memfiles.api import open_home
 
 
@@ -58,3 +60,32 @@ def test_the_health_file_is_never_written_through_a_link(home: Path) -> None:
     done = _mem(home, "recall", "--hook", stdin=b'{"prompt": "anything"}')
     assert done.returncode == 0
     assert outside.read_text() == "keep me\n"
+
+
+def test_an_unexpected_error_in_either_hook_is_recorded_with_its_kind(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug, not a MemError, inside a hook: still raised (the CLI prints one line and exits 0), still recorded,
+    and what doctor says names the error's kind (a bare KeyError's text is only its key)."""
+    import importlib
+
+    from memfiles.api.home import Home
+    from memfiles.api.hooks import recall_hook
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise KeyError("a refund that never arrived")
+
+    monkeypatch.setattr(Home, "recall", broken)
+    with pytest.raises(KeyError):
+        recall_hook(json.dumps({"prompt": "a refund that never arrived"}), home, ["alice"], [])
+    capturing = importlib.import_module("memfiles.api.capture")  # the module (memfiles.api.capture is a function too)
+    monkeypatch.setattr(capturing, "capture", broken)
+    transcript = home.parent / "t.jsonl"
+    transcript.write_text("", encoding="utf-8")
+    with pytest.raises(KeyError):
+        capturing.capture_hook(
+            json.dumps({"session_id": "s-1", "transcript_path": str(transcript)}), home=home, user="alice"
+        )
+    problems = open_home(home).doctor().problems
+    assert any("prompt hook) last failed" in p and "KeyError: 'a refund that never arrived'" in p for p in problems)
+    assert any("capture" in p and "last failed" in p and "KeyError" in p for p in problems), problems

@@ -202,9 +202,9 @@ def capture_hook(
     `cwd`, `hook_event_name`) captured into its scope.
 
     The home is `home`, else `$MEM_HOME`, else the nearest `.mem/` above the hook's `cwd`, else the platform
-    home; the scope is `user`/`scope`, else `$MEM_USER`, else the home's `default_scope`. A MemError is
-    raised; once the home is known it is also logged to `.cache/capture.log` (`mem doctor` shows it), as
-    is a refused or quarantined capture and a skipped extractor.
+    home; the scope is `user`/`scope`, else `$MEM_USER`, else the home's `default_scope`. A MemError (or any
+    error) is raised; it is recorded for `mem doctor` and, once the home is known, logged to
+    `.cache/capture.log`, as is a refused or quarantined capture and a skipped extractor.
     """
     from memfiles.api.home import open_home
     from memfiles.api.hooks import record
@@ -213,10 +213,10 @@ def capture_hook(
         event = hook_event(payload)
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) and event.get("cwd") else None
         opened = open_home(home, cwd=cwd)
-    except MemError as exc:
-        from memfiles.api.hooks import home_without_input
+    except Exception as exc:  # an unexpected error too: a capture that died must not look healthy
+        from memfiles.api.hooks import failure, home_without_input
 
-        record(home_without_input(Path(home) if home else None), "capture-hook", False, str(exc), home=home)
+        record(home_without_input(Path(home) if home else None), "capture-hook", False, failure(exc), home=home)
         raise
     done = _capture_hook(opened, event, cwd, user, scope, extract, home)
     refused = done.outcome is not None and done.outcome.kind == "refused"
@@ -235,7 +235,7 @@ def _capture_hook(
     home: str | os.PathLike[str] | None,
 ) -> Captured:
     from memfiles.api.home import project_home
-    from memfiles.api.hooks import record
+    from memfiles.api.hooks import failure, record
     from memfiles.ops import capture as saving
 
     project = project_home(home, Path(cwd) if cwd else None)
@@ -248,9 +248,9 @@ def _capture_hook(
             raise UsageError("hook input has no transcript_path")
         handle = opened.choose(user, scope)
         done = capture(handle, transcript, format="claude-code", session=session or None, cwd=cwd, extract=extract)
-    except MemError as exc:
-        saving.log(opened.paths, name, session, str(exc))
-        record(opened, "capture-hook", False, str(exc), home=home, cwd=cwd)
+    except Exception as exc:  # an unexpected error too: a capture that died must not look healthy
+        saving.log(opened.paths, name, session, failure(exc))
+        record(opened, "capture-hook", False, failure(exc), home=home, cwd=cwd)
         raise
     if done.outcome is not None and done.outcome.kind in ("refused", "quarantined"):
         saving.log(opened.paths, name, session, done.outcome.line())

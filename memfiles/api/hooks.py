@@ -53,11 +53,19 @@ def recall_hook(
         else:
             found = opened.render(chosen, max_chars=HOOK_MAX_CHARS)
     except Exception as exc:
-        record(opened or home_without_input(home), "recall-hook", False, str(exc), home=home)
+        record(opened or home_without_input(home), "recall-hook", False, failure(exc), home=home)
         raise
     degraded = [note for note in found.notes if "ranked by words only" in note]
     record(opened, "recall-hook", not degraded, "; ".join(degraded), home=home, cwd=cwd)
     return (found.text if found.items else ""), list(found.notes)
+
+
+def failure(exc: Exception) -> str:
+    """What a hook's failure says: a MemError's own line, or an unexpected error's type with its text (a bare
+    KeyError says only its key)."""
+    from memfiles.errors import MemError
+
+    return str(exc) if isinstance(exc, MemError) else f"{type(exc).__name__}: {exc}"
 
 
 def record(
