@@ -63,8 +63,7 @@ MIN_SCORE = 0.3  # default relevance threshold (--min-score)
 RECENCY_WEIGHT = 0.05  # the most recency may take from an episode's score (FORMAT.md, "Recency")
 LATEST_WEIGHT = 0.5  # at least this when the query asks for the latest ("recently", "the latest on …")
 # Invariant (relied on by rank's indexed path): an episode's relevance, session context included, never
-# exceeds this (only a fact's key hit does), so once decay × MAX_RELEVANCE is below the k-th best score
-# found, no older episode can enter the top k.
+# exceeds this (only a fact's key hit does), so no neighbour can lend an episode more context than from this.
 MAX_RELEVANCE = 1.0
 CONTEXT_WEIGHT = 0.5  # share of the best neighbour's relevance an episode of the same session gains
 CONTEXT_SPAN = 2  # neighbours: up to this many episodes either side in the session's time order
@@ -323,8 +322,7 @@ def _rank_indexed(
             continue  # even its best own relevance is below the threshold
         age = max(now_s - found.latest, 0.0) / 86400.0
         fading = recency(age, options.half_life_days, options.recency_weight)
-        gain = 0.0 if found.alone else CONTEXT_WEIGHT * MAX_RELEVANCE * max(0.0, 1 - own)
-        ranked.append(((own + gain) * fading, fading, found))
+        ranked.append((_most(own, fading, found.alone), fading, found))
     # The most any candidate can score, best first (equal bounds: newest first, as listed): once the next one's is
     # below the k-th best score found, no later one can enter the top k. Most are never read.
     ranked.sort(key=lambda entry: entry[0], reverse=True)
@@ -358,19 +356,23 @@ def _rank_indexed(
     return _best(kept, options.k_episodes, scope_order)
 
 
-def _may_win(relevance: Relevance, fading: float, best: list[float], options: Options, alone: bool = False) -> bool:
+def _may_win(relevance: Relevance, fading: float, best: list[float], options: Options, alone: bool) -> bool:
     """Whether an episode of this own relevance and decay (`fading`) can be kept (the threshold) and enter the
-    top k (`best`, a min-heap of the k highest scores so far): its score is at most its relevance plus the
-    largest context gain (`_finish`: a neighbour of relevance MAX_RELEVANCE; none when it is `alone` in its
-    session), decayed. Skipping the others spares reading them and their sessions, and changes nothing: they
-    would be cut by `_best`."""
+    top k (`best`, a min-heap of the k highest scores so far): see `_most`. Skipping the others spares reading
+    them and their sessions, and changes nothing: they would be cut by `_best`."""
     score = relevance.score
     if not relevance.key_hit and (score <= 0 or score < options.min_score):
         return False
     if relevance.key_hit or len(best) < options.k_episodes:
         return True
-    gain = 0.0 if alone else CONTEXT_WEIGHT * MAX_RELEVANCE * max(0.0, 1 - score)
-    return (score + gain) * fading * (1 + 1e-9) >= best[0]
+    return _most(score, fading, alone) * (1 + 1e-9) >= best[0]
+
+
+def _most(own: float, fading: float, alone: bool) -> float:
+    """The most an episode of own relevance `own` and recency factor `fading` can score: plus the largest context
+    gain `_finish` can add (a neighbour of relevance MAX_RELEVANCE; none when it is `alone` in its session)."""
+    gain = 0.0 if alone else CONTEXT_WEIGHT * MAX_RELEVANCE * max(0.0, 1 - own)
+    return (own + gain) * fading
 
 
 def _near(group: list[tuple[tuple[object, ...], str, float]], episode: Episode) -> float:
