@@ -3,8 +3,8 @@
 `open_episodes` brings each asked scope's index up to date (memfiles.recall.index_refresh) and returns an
 `IndexedEpisodes`, which recall.rank takes as its `EpisodeSource`: corpus statistics (total, document
 frequencies, vocabulary) over exactly the episodes the file scan would consider, and the episodes
-holding any matching term, newest first, each with the query terms it holds and whether its session has
-another episode, so ranking can stop early and skip, unread, what cannot win (ranking.Candidate). No git,
+holding any matching term, newest first, each with what bounds its score before it is read (the query terms
+it holds, its passages, its session, its age: ranking.Candidate), so ranking reads only what can win. No git,
 no YAML.
 """
 

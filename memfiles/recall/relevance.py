@@ -241,16 +241,15 @@ def stand_ins(query: Query) -> dict[str, frozenset[str]]:
     }
 
 
-def ceiling(query: Query, held: Iterable[str], passages: int | None = None) -> float:
+def ceiling(query: Query, held: Iterable[str], passages: int) -> float:
     """The most `score_document` gives a document without a key hit that holds (itself or through a stand-in) no
-    query term but `held` and has `passages` passages (None: any number): known from an index's postings and row,
-    before the document is read.
+    query term but `held` and has `passages` passages: known from an index's postings and row, before the
+    document is read.
 
     Each share is bounded as if every held term had full credit: coverage and frequency by the held terms'
     weight; the best passage by the held terms' weight with the largest local rarity a held term can get
-    (found in one passage) against the others' (found in none), at the passages' number; with that number
-    unknown, at the fewest (two) or at infinitely many (between, the ratio moves one way); the fuzzy score by 1.
-    tests/test_recall.py checks it against score_document."""
+    (found in one passage) against the others' (found in none); the fuzzy score by 1. tests/test_recall.py
+    checks it against score_document."""
     if query.everything:
         return 1.0
     have = set(held)
@@ -259,17 +258,13 @@ def ceiling(query: Query, held: Iterable[str], passages: int | None = None) -> f
         return 0.0 if have <= {timeterms.WHEN} else 1.0
     a = sum(w for t, w in query.weights.items() if t in have)
     coverage = a / total
-    if passages is not None and passages < 2:
+    if passages < 2:
         passage = coverage  # one passage: the best passage is the coverage
-    elif passages is not None:
+    else:
         rare = LOCAL_WEIGHT * math.log(1 + (passages - 0.5) / 1.5)  # a held term in one passage of them
         absent = LOCAL_WEIGHT * math.log(1 + (passages + 0.5) / 0.5)  # a term in none
         found = a + rare * sum(1 for t in query.weights if t in have)
         passage = max(coverage, found / (found + total - a + absent * sum(1 for t in query.weights if t not in have)))
-    else:
-        n, n_held = len(query.weights), sum(1 for t in query.weights if t in have)
-        local = LOCAL_WEIGHT * math.log(1 + (2 + 0.5) / 0.5)  # a term in none of two passages
-        passage = max(coverage, (a + n_held * local) / (total + n * local), n_held / n)
     keyword = (COVERAGE_WEIGHT + FREQUENCY_WEIGHT) * coverage + PASSAGE_WEIGHT * passage
     return min(1.0, KEYWORD_WEIGHT * keyword + (1 - KEYWORD_WEIGHT))
 
