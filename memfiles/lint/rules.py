@@ -2,7 +2,7 @@
 
 The rules live in one module per family (memfiles.lint.rules_instruction, rules_role and rules_jailbreak
 MEM101-MEM109, rules_attacks, rules_dictated and rules_framing MEM110-MEM116, rules_steering MEM117-MEM122
-(data flow, trust, triggers, claims, secrets in replies, orders as facts), rules_scenario MEM123-MEM124 (a role handed
+(data flow, trust, triggers, claims, secrets in replies, orders as facts), rules_scenario MEM123-MEM125 (a role handed
 to the reader with a request, a framed harmful request, a hijacked task), rules_hidden MEM2xx, rules_secrets
 MEM3xx, rules_exfil MEM4xx); this module runs them over a text as the kind of text it is (KINDS: a fact value,
 an episode, a declared transcript, an agent instruction file). `severity="error"` findings are what the write

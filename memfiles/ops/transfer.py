@@ -24,7 +24,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -36,6 +36,9 @@ from memfiles.format.layout import DIGEST_NAME, Paths, Scope
 from memfiles.format.model import Fact
 from memfiles.ops.commit import commit_or_undo, current, note_written, refuse_during_merge
 from memfiles.store.files import atomic_write, scope_lock
+
+if TYPE_CHECKING:
+    from memfiles.lint.findings import Finding
 
 FORMAT = "memfiles-export"
 VERSION = 1
@@ -238,8 +241,7 @@ def _checked(
     from memfiles.lint import rules
     from memfiles.ops.quarantine import accepted_here, review
 
-    def guard(text: str, what: str, where: str) -> None:
-        found = rules.guard(text, kind="fact")
+    def refuse(found: Finding | None, what: str, where: str) -> None:
         if found is not None:
             raise MemError(f"{where}: {what} {found.message} ({found.code}); nothing of {scope} was restored")
 
@@ -251,7 +253,8 @@ def _checked(
         data = entry.memory.text.encode("utf-8")
         doc = memoryfile.parse(data, entry.memory.path, str(scope))
         for fact in doc.facts:
-            guard(fact.value, f"fact {fact.id} ({fact.key})", entry.memory.path)
+            judged = rules.judge_fact(fact.value, key=fact.key, subject=fact.subject)  # as the write path judges it
+            refuse(judged, f"fact {fact.id} ({fact.key})", entry.memory.path)
             _provenance(fact, config, f"{entry.memory.path}: fact {fact.id} ({fact.key})", scope)
         report.facts = len(doc.facts)
         if not trusted:
@@ -283,7 +286,7 @@ def _checked(
     for digest in entry.digests:
         path = _placed(paths, scope, digest.path, digest=True)
         data = digest.text.encode("utf-8")
-        guard(digest.text, "digest", digest.path)
+        refuse(rules.guard(digest.text, kind="fact"), "digest", digest.path)
         files.append((path, data, "digest"))
     return files
 
