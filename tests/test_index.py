@@ -431,7 +431,8 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # 11 to 25: the same bytes, the rules changed again; 26: each episode and fact list signed by this machine;
 # 27: MEM117-MEM122, and words joined by `-`, `_` or percent-encoding read as words; 28: each document's number
 # of passages in its row (recall bounds a candidate's score before reading it); 29: MEM123 persona-with-request,
-# MEM124 task-hijack, MEM125 scenario-as-fact; 30: an episode's proposed goal judged as the fact it would become
+# MEM124 task-hijack, MEM125 scenario-as-fact; 30: an episode's proposed goal judged as the fact it would become;
+# 31: MEM126 persuasion-stack, and limits claimed lifted and the prompt asked for by a short name (MEM124, MEM106)
 STORED = {
     5: "41379930bfc5c89e",
     6: "fbbb787f0f01c0fd",
@@ -459,6 +460,7 @@ STORED = {
     28: "2933997584cc8eb1",
     29: "2933997584cc8eb1",
     30: "2933997584cc8eb1",
+    31: "2933997584cc8eb1",
 }
 # The guard's rules each version of the index decided `files.held` with (a digest of every rule's code, severity,
 # kinds and patterns). The index stores the decision, so rules that catch more need a new version.
@@ -485,6 +487,7 @@ GUARD_RULES = {
     28: "476662c9ac1897dc",
     29: "3f915db3cb39ee1b",
     30: "3f915db3cb39ee1b",
+    31: "6b1ee3a3cef694f1",
 }
 
 
@@ -496,7 +499,7 @@ def test_the_guard_rules_change_only_with_the_index_version() -> None:
 
     parts = []
     for rule in RULES:
-        patterns = rule.check.patterns if isinstance(rule.check, FirstOf) else ()
+        patterns = rule.check.patterns if isinstance(rule.check, FirstOf) else getattr(rule.check, "patterns", ())
         parts.append("\x00".join((rule.code, rule.severity, *rule.profiles, *patterns)))
     digest = hashlib.sha256("\x01".join(parts).encode()).hexdigest()[:16]
     assert GUARD_RULES.get(index_file.INDEX_VERSION) == digest, (

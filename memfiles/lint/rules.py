@@ -3,7 +3,8 @@
 The rules live in one module per family (memfiles.lint.rules_instruction, rules_role and rules_jailbreak
 MEM101-MEM109, rules_attacks, rules_dictated and rules_framing MEM110-MEM116, rules_steering MEM117-MEM122
 (data flow, trust, triggers, claims, secrets in replies, orders as facts), rules_scenario MEM123-MEM125 (a role handed
-to the reader with a request, a framed harmful request, a hijacked task), rules_hidden MEM2xx, rules_secrets
+to the reader with a request, a framed harmful request, a hijacked task), rules_persuasion MEM126 (the
+techniques of a persuasion jailbreak stacked around a request), rules_hidden MEM2xx, rules_secrets
 MEM3xx, rules_exfil MEM4xx); this module runs them over a text as the kind of text it is (KINDS: a fact value,
 an episode, a declared transcript, an agent instruction file). `severity="error"` findings are what the write
 path refuses or quarantines; warnings are reported by lint only.
@@ -31,6 +32,7 @@ from memfiles.lint import (
     rules_hidden,
     rules_instruction,
     rules_jailbreak,
+    rules_persuasion,
     rules_role,
     rules_scenario,
     rules_secrets,
@@ -72,6 +74,7 @@ RULES: list[Rule] = [
             *rules_framing.RULES,
             *rules_steering.RULES,
             *rules_scenario.RULES,
+            *rules_persuasion.RULES,
             *(rule for rule in rules_attacks.RULES if rule.code.startswith("MEM1")),
         ],
         key=lambda rule: rule.code,
