@@ -487,7 +487,7 @@ GUARD_RULES = {
     28: "476662c9ac1897dc",
     29: "3f915db3cb39ee1b",
     30: "3f915db3cb39ee1b",
-    31: "6b1ee3a3cef694f1",
+    31: "f50af89047983c61",
 }
 
 
