@@ -34,6 +34,7 @@ class Outcome(BaseModel):
     path: str | None = Field(default=None, description="the episode's file, relative to the home")
     rule: str | None = Field(default=None, description="refused or quarantined: the rule or policy code, e.g. MEM101")
     why: str | None = Field(default=None, description="refused or quarantined: what was wrong, in words")
+    masked: int = Field(default=0, description="an episode: the distinct secrets masked in its text before writing")
 
     @property
     def refused(self) -> bool:
@@ -45,15 +46,21 @@ class Outcome(BaseModel):
         if self.kind == "refused":
             return f"refused: {self.rule}: {self.why}"
         if self.kind in ("recorded", "exists"):
-            return f"{self.kind} {self.episode_id} {self.path}"
+            return f"{self.kind} {self.episode_id} {self.path}{self._masked()}"
         if self.kind == "quarantined":
             held = "held back until a person accepts it (mem review)"
-            return f"quarantined {self.episode_id} {self.path}: {self.why}; {held}"
+            return f"quarantined {self.episode_id} {self.path}: {self.why}; {held}{self._masked()}"
         if self.kind == "superseded":
             return f"superseded {self.ids[0]} -> {self.ids[1]}"
         if self.kind == "conflict":
             return "conflict " + " ".join(self.ids)
         return f"{self.kind} {self.fact_id}"
+
+    def _masked(self) -> str:
+        if not self.masked:
+            return ""
+        what = "a secret" if self.masked == 1 else f"{self.masked} secrets"
+        return f" ({what} masked as <masked> before writing; a real secret typed or sent in clear should be rotated)"
 
     def to_dict(self) -> dict[str, object]:
         """The outcome as `--json` prints it: a fact's outcome, an episode's, or an episode's refusal."""
@@ -72,4 +79,6 @@ class Outcome(BaseModel):
         out: dict[str, object] = {"outcome": self.kind, "id": self.episode_id, "path": self.path, "scope": self.scope}
         if self.kind == "quarantined":
             out.update(rule=self.rule, why=self.why)
+        if self.masked:
+            out["masked"] = self.masked
         return out

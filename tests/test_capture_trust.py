@@ -275,17 +275,36 @@ def test_an_episode_with_a_secret_is_stored_masked_never_quarantined_with_it(hom
     if way == "api":
         written = alice.episode(summary, events=[f"curl -u ci:{PLANTED['curl']} ok"], facts={"deploy.key": key})
         assert written.kind == "recorded", written
+        assert written.masked == 3  # the key (twice: one secret), the password, the curl credentials
     elif way == "mcp":
         from memfiles.mcp import Tools
 
         said = Tools(memfiles.open_home(home), user="alice").record_episode(summary)
-        assert said.startswith("recorded e-"), said
+        assert said.startswith("recorded e-") and "(2 secrets masked as <masked> before writing;" in said, said
     else:
-        alice.episodes([{"summary": summary, "source_ref": f"ticket with token={PLANTED['env']}"}])
+        [written] = alice.episodes([{"summary": summary, "source_ref": f"ticket with token={PLANTED['env']}"}])
+        assert written.masked == 3 and written.to_dict()["masked"] == 3
     [path] = episode_files(home)
     stored = episodes.parse(path.read_bytes(), "x.md")
     assert stored.status is None and "<masked>" in stored.summary
     assert_nowhere(home, [key, "Hunter2xQ", PLANTED["curl"], PLANTED["env"]])
+
+
+def test_mem_episode_says_what_it_masked_and_says_nothing_when_nothing_was(home: Path) -> None:
+    from typer.testing import CliRunner
+
+    from memfiles.cli import app
+
+    token = "ghp_" + "a1B2" * 9
+    said = CliRunner().invoke(app, ["--home", str(home), "episode", "-u", "alice", f"Pushed the fix with {token}."])
+    assert said.exit_code == 0 and said.output.startswith("recorded e-"), said.output
+    assert "(a secret masked as <masked> before writing; a real secret typed or sent in clear should be rotated)" in (
+        said.output
+    )
+    quiet = CliRunner().invoke(app, ["--home", str(home), "episode", "-u", "alice", "Merged the fix.", "--json"])
+    [outcome] = json.loads(quiet.output)
+    assert quiet.exit_code == 0 and outcome["outcome"] == "recorded" and "masked" not in outcome
+    assert_nowhere(home, [token])
 
 
 # --- 9: a FIFO or a device is never read as a transcript ---

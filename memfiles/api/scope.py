@@ -290,10 +290,15 @@ class ScopeHandle:
                 path=w.path,
                 rule=w.episode.findings[0].code,
                 why="; ".join(f.line() for f in w.episode.findings),
+                masked=w.masked,
             )
             if w.kind == "quarantined"
             else Outcome(
-                kind="exists" if w.kind == "exists" else "recorded", scope=scope, episode_id=w.episode.id, path=w.path
+                kind="exists" if w.kind == "exists" else "recorded",
+                scope=scope,
+                episode_id=w.episode.id,
+                path=w.path,
+                masked=w.masked,
             )
             for w in done
         ]

@@ -77,24 +77,26 @@ class NewInvalidation:
 @dataclass(slots=True)
 class EpisodeWrite:
     """What recording one episode did: `recorded` (a new file), `quarantined` (a new file, held back with its
-    findings) or `exists` (the same episode is already there)."""
+    findings) or `exists` (the same episode is already there); `masked`: the distinct secrets its texts held, masked
+    before anything was written."""
 
     kind: str
     episode: Episode
     path: str
+    masked: int = 0
 
 
-def masked_episode(new: NewEpisode) -> NewEpisode:
+def masked_episode(new: NewEpisode) -> tuple[NewEpisode, int]:
     """`new` with every secret in every text masked (`<masked>`): summary, session, entities, events, source_ref,
-    candidate facts and reasons. An episode is stored with its secrets masked, never held back with them inside:
-    a held-back file is still committed, synced and kept in history."""
+    candidate facts and reasons; and how many distinct secrets it held. An episode is stored with its secrets
+    masked, never held back with them inside: a held-back file is still committed, synced and kept in history."""
     from memfiles.capture.secrets import Masker, masked_id
 
     clean = Masker()
     session = new.session
     if session is not None and clean(session) != session:
         session = masked_id(session)
-    return replace(
+    masked = replace(
         new,
         summary=clean(new.summary),
         session=session,
@@ -104,12 +106,13 @@ def masked_episode(new: NewEpisode) -> NewEpisode:
         facts=[replace(c, value=clean(c.value)) for c in new.facts],
         invalidates=[replace(i, reason=clean(i.reason)) for i in new.invalidates],
     )
+    return masked, clean.count
 
 
 def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
     """Turn a NewEpisode into an Episode, or raise RefusedError/MemError saying what is wrong. Opens no file.
     Secrets are masked first (`masked_episode`)."""
-    new = masked_episode(new)
+    new, _ = masked_episode(new)
     source = new.source or DEFAULT_SOURCE
     if source not in config.sources.allowed:
         raise RefusedError(
@@ -260,22 +263,23 @@ def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpis
     """Validate and guard every episode, then write each as a new file and make one commit for the batch."""
     if not batch:
         raise MemError("no episode to record")
+    masked = [masked_episode(new)[1] for new in batch]  # told to the writer: the text stored is not what was given
     checked = [validate_episode(new, config, scope) for new in batch]  # refusals first: all or nothing
     for episode in checked:
         hold(episode, config)
     results: list[EpisodeWrite] = []
     with scope_lock(paths, scope):
         refuse_during_merge(paths)
-        for new, episode in zip(batch, checked, strict=True):
+        for new, episode, secrets in zip(batch, checked, masked, strict=True):
             same = None if new.at else _recorded_today(paths, scope, episode)
             if same is not None:  # no time given: the same words recorded today are this episode
-                results.append(EpisodeWrite("exists", same[0], paths.relative(same[1])))
+                results.append(EpisodeWrite("exists", same[0], paths.relative(same[1]), secrets))
                 continue
             path, exists = _place(paths, scope, episode)
             if not exists:
                 atomic_write(path, episodes.serialize(episode))
             kind = "exists" if exists else "quarantined" if episode.status == "flagged" else "recorded"
-            results.append(EpisodeWrite(kind, episode, paths.relative(path)))
+            results.append(EpisodeWrite(kind, episode, paths.relative(path), secrets))
         written = [r for r in results if r.kind != "exists"]
         if written:
             new_files = {r.path: (paths.root / r.path, None) for r in written}
