@@ -369,3 +369,24 @@ def test_sync_commit_never_commits_the_local_file(home: Path, isolated: Path) ->
     assert done.exit_code == 1 and "mem.local.toml holds this machine's own settings" in done.stderr
     assert "`mem doctor --fix` git-ignores it" in done.stderr
     assert "mem.local.toml" not in git(home, "ls-files").stdout
+
+
+def test_doctor_names_an_episode_file_that_repeats_another_ones_id(home: Path) -> None:
+    import memfiles
+
+    alice = memfiles.open_home(home).user("alice")
+    first = alice.episode("Called the bank about the late fee.", at="2026-03-02T10:00:00Z")
+    assert first.path is not None and first.episode_id is not None
+    copy = home / "users" / "alice" / "episodes" / "2026" / "03" / "copy.md"
+    copy.write_bytes((home / first.path).read_bytes())  # a file copied by hand, then committed
+    git(home, "add", "-A")
+    git(home, "commit", "--quiet", "-m", "a copy")
+    found = runner.invoke(app, ["doctor"])
+    assert found.exit_code == 1
+    assert found.stdout.startswith(
+        f"users/alice/episodes/2026/03/copy.md: holds episode {first.episode_id}, as {first.path} does: commands act "
+        "on one of the two, so the other is never settled; keep one ("
+    )
+    copy.unlink()  # a person keeps one
+    git(home, "commit", "--quiet", "-am", "drop the copy")
+    assert runner.invoke(app, ["doctor"]).exit_code == 0

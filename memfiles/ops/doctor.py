@@ -21,6 +21,7 @@ markers and settings a synced file may not set need a person.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -76,6 +77,7 @@ def examine(paths: Paths, use_index: bool = False) -> list[Problem]:
     problems.extend(doctor_caches.tracked_caches(paths))
     problems.extend(_vectors(paths))
     problems.extend(_flagged(paths, use_index))
+    problems.extend(_duplicate_episodes(paths))
     problems.extend(_capture_log(paths))
     problems.extend(_health(paths))
     problems.extend(_temp_files(paths))
@@ -346,6 +348,38 @@ def _flagged(paths: Paths, use_index: bool) -> list[Problem]:
                 found.append(
                     Problem(one.relpath, f"episode {one.episode.id} is held back by the guard ({what}): {settle}")
                 )
+    return found
+
+
+_EPISODE_ID = re.compile(rb"^id:[ \t]*[\"']?(e-[0-9a-f]{12})[\"']?[ \t]*\r?$", re.MULTILINE)
+
+
+def _duplicate_episodes(paths: Paths) -> list[Problem]:
+    """Episode files of one scope that carry the same id (a file copied by hand, or kept twice by a merge): recall
+    shows one of them, and `mem accept`, `mem reject` and `mem show-episode` act on whichever they find first, so the
+    other is never settled. A person keeps one."""
+    found = []
+    for scope in paths.scopes():
+        seen: dict[str, str] = {}
+        for path in paths.episode_files(scope):
+            try:
+                head = path.read_bytes()[:4096]
+            except OSError:
+                continue  # reported as a file that cannot be read
+            match = _EPISODE_ID.search(head.partition(b"\n---")[0])
+            if match is None:
+                continue
+            episode_id, relpath = match.group(1).decode(), paths.relative(path)
+            if episode_id not in seen:
+                seen[episode_id] = relpath
+                continue
+            found.append(
+                Problem(
+                    relpath,
+                    f"holds episode {episode_id}, as {seen[episode_id]} does: commands act on one of the two, so the "
+                    f"other is never settled; keep one (git -C {paths.root} rm {relpath}, or remove the other)",
+                )
+            )
     return found
 
 
