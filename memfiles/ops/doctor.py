@@ -363,7 +363,8 @@ def _duplicate_episodes(paths: Paths) -> list[Problem]:
         seen: dict[str, str] = {}
         for path in paths.episode_files(scope):
             try:
-                head = path.read_bytes()[:4096]
+                with path.open("rb") as file:
+                    head = file.read(4096)  # the frontmatter's id line comes first
             except OSError:
                 continue  # reported as a file that cannot be read
             match = _EPISODE_ID.search(head.partition(b"\n---")[0])
