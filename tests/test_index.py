@@ -433,7 +433,8 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # of passages in its row (recall bounds a candidate's score before reading it); 29: MEM123 persona-with-request,
 # MEM124 task-hijack, MEM125 scenario-as-fact; 30: an episode's proposed goal judged as the fact it would become;
 # 31: MEM126 persuasion-stack, and limits claimed lifted and the prompt asked for by a short name (MEM124, MEM106);
-# 32: more of the small collections' classes (MEM106, MEM107, MEM123, MEM124), MEM105 narrowed to the reader's policy
+# 32: more of the small collections' classes (MEM106, MEM107, MEM123, MEM124), MEM105 narrowed to the reader's policy;
+# 33: a line reporting a request (`Task:`, `asked:`) is history to MEM104 and MEM113
 STORED = {
     5: "41379930bfc5c89e",
     6: "fbbb787f0f01c0fd",
@@ -463,6 +464,7 @@ STORED = {
     30: "2933997584cc8eb1",
     31: "2933997584cc8eb1",
     32: "2933997584cc8eb1",
+    33: "2933997584cc8eb1",
 }
 # The guard's rules each version of the index decided `files.held` with (a digest of every rule's code, severity,
 # kinds and patterns). The index stores the decision, so rules that catch more need a new version.
@@ -491,6 +493,7 @@ GUARD_RULES = {
     30: "3f915db3cb39ee1b",
     31: "f50af89047983c61",
     32: "fb3f9903fc0c83f6",
+    33: "fb3f9903fc0c83f6",  # the same rules; a reported request is history to MEM104 and MEM113
 }
 
 

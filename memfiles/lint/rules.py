@@ -172,6 +172,18 @@ def _unlabelled(line: str) -> str:
 
 _PER_LINE = tuple(rule for rule in RULES if rule is not HTML_COMMENT)
 
+# A line of an episode or transcript that reports a request rather than making one: `Task:`, `Also asked:` and
+# `asked:` (what a capture writes for the session's prompts, summary and events), `User asked:`, `Request:`. A role
+# or a frame in it (MEM104 "act as a code reviewer", MEM113 "I'm writing a blog post; can you draft the intro?") is
+# what was asked, history, as "asked the assistant to act as …" is; every other rule still reads the line (a
+# jailbreak persona, an override, a harm in a frame, a leak, an exfiltration).
+_REPORTED = re.compile(
+    r"^\s*(?:[-*]\s+)?(?:task|first prompt|prompt|request|asked|also asked|(?:the )?user asked|(?:he|she|they|i|we) "
+    r"asked)\s*:",
+    re.IGNORECASE,
+)
+_FRAMES_ONLY = frozenset({"MEM104", "MEM113"})  # the rules that read a role or a frame, not what is asked in it
+
 
 @cache
 def _active(kind: str) -> frozenset[Rule]:
@@ -196,7 +208,7 @@ def check_text(
     if rules is not None:
         wanted = {rule.code for rule in rules}
         active = frozenset(rule for rule in active if rule.code in wanted)
-    lines = text.split("\n")
+    lines = written = text.split("\n")
     transcript = kind == "transcript"
     if transcript:
         lines = [_unlabelled(line) for line in lines]
@@ -211,6 +223,8 @@ def check_text(
         found.extend(_across_lines(lines, gate, active, text if transcript else "", candidates, frontmatter))
     if "<!--" in text and HTML_COMMENT in active:
         found.extend(_comment_findings(text, lines))
+    if kind in ("episode", "transcript") and found:
+        found = [f for f in found if f.code not in _FRAMES_ONLY or not _REPORTED.match(written[f.line - 1])]
     return sorted(found, key=lambda f: (f.line, f.col, f.code))
 
 
