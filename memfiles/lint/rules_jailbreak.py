@@ -118,14 +118,16 @@ JAILBREAK = first_of(
         "openai anthropic google microsoft content+polic content+filter",
         r"\b(?:openai|anthropic|google|microsoft)(?:'s)?\s+(?:\w+\s+){0,2}?(?:polic(?:y|ies)|guidelines|rules|"
         r"restrictions|filters|terms)\b|"
-        # the content policy or filters as the reader's, or as what is to be got past (not "the school's content filters
-        # blocked the site")
-        r"\b(?:your|its|ignor\w*|bypass\w*|without|no|beyond|violat\w*|against|break\w*|disregard\w*|free (?:from|of)|"
-        r"outside|evad\w*|circumvent\w*|override|turn off|disable|exempt from|excused from|released from)\s+(?:(?:the|"
-        r"any|all|of|its|your|my|these|those)\s+)"
-        r"{0,2}content (?:polic(?:y|ies)|filters?)\b|\bcontent (?:polic(?:y|ies)|filters?)\s+(?:doesn't|does not|don't|"
-        r"do "
-        r"not|no longer|won't|will not|never) (?:apply|applies|matter|bind)\b",
+        # the content policy or filters as the reader's, or a content policy as what is to be got past (not "the
+        # school's
+        # content filters blocked the site", "turn off the content filter middleware in staging")
+        r"\b(?:your|its)\s+(?:own\s+)?content (?:polic(?:y|ies)|filters?)\b|\b(?:without|free (?:from|"
+        r"of))\s+(?:any\s+)?"
+        r"content (?:polic(?:y|ies)|filters?)\b|\b(?:ignor\w*|bypass\w*|beyond|violat\w*|against|break\w*|"
+        r"disregard\w*|outside|evad\w*|circumvent\w*|exempt from|excused from|released from)\s+(?:(?:the|any|all|"
+        r"of)\s+)"
+        r"{0,2}content polic(?:y|ies)\b|\bcontent (?:polic(?:y|ies)|filters?)\s+(?:doesn't|does not|don't|do not|"
+        r"no longer|won't|will not|never) (?:apply|applies|matter|bind)\b",
         "ignore OpenAI's content policy",
     ),
     anchored(
@@ -168,6 +170,7 @@ RULES: list[Rule] = [
             "The school content filter blocked YouTube again.",
             "Our content filters were disabled on the school network over the summer.",
             "she wrote the content policy for the forum",
+            "Turn off the content filter middleware in the staging config.",
         ),
         profiles=EVERYWHERE,
         caught=(
