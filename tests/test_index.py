@@ -435,7 +435,8 @@ def test_a_new_index_version_gets_its_own_file_built_from_the_files(
 # 31: MEM126 persuasion-stack, and limits claimed lifted and the prompt asked for by a short name (MEM124, MEM106);
 # 32: more of the small collections' classes (MEM106, MEM107, MEM123, MEM124), MEM105 narrowed to the reader's policy;
 # 33: a line reporting a request (`Task:`, `asked:`) is history to MEM104 and MEM113; 34: a developer's own
-# content filter or safety checks turned off are not the reader's (MEM105, MEM124)
+# content filter or safety checks turned off are not the reader's (MEM105, MEM124); 35: rules out of force elsewhere
+# than here ("during exam week") are not an override (MEM103)
 STORED = {
     5: "41379930bfc5c89e",
     6: "fbbb787f0f01c0fd",
@@ -467,6 +468,7 @@ STORED = {
     32: "2933997584cc8eb1",
     33: "2933997584cc8eb1",
     34: "2933997584cc8eb1",
+    35: "2933997584cc8eb1",
 }
 # The guard's rules each version of the index decided `files.held` with (a digest of every rule's code, severity,
 # kinds and patterns). The index stores the decision, so rules that catch more need a new version.
@@ -497,6 +499,7 @@ GUARD_RULES = {
     32: "fb3f9903fc0c83f6",
     33: "fb3f9903fc0c83f6",  # the same rules; a reported request is history to MEM104 and MEM113
     34: "3b645d0bb6a9299d",
+    35: "480f8f1a6e783d74",
 }
 
 

@@ -34,7 +34,7 @@ from memfiles.store.files import locked
 # made when a file's bytes change, so a guard that catches more needs a new version). A new version gets a
 # new file, built from the markdown at the next recall. tests/test_index.py pins what each version stores
 # and the guard's rules each version decided with.
-INDEX_VERSION = 34
+INDEX_VERSION = 35
 _OTHER_VERSIONS_KEPT = 7 * 86400  # another version's index unused this long is removed
 BUSY_MS = 10_000
 SCHEMA = """
