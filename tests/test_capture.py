@@ -526,6 +526,10 @@ def test_a_sessions_prompt_is_history_but_a_jailbreak_in_it_is_held_back(
     path.write_text(json.dumps({"messages": messages}))
     done = capture(memfiles.open_home(home).user("alice"), path)
     assert done.outcome is not None and done.outcome.kind == kind, done.outcome
+    if kind == "recorded":  # and `mem lint` (a pre-commit hook) reads the file as the guard did
+        from memfiles.api.guard import lint
+
+        assert lint(home=home).errors == 0
 
 
 def _fixed_session(last_words: str) -> list[dict[str, Any]]:

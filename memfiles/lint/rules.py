@@ -178,8 +178,8 @@ _PER_LINE = tuple(rule for rule in RULES if rule is not HTML_COMMENT)
 # what was asked, history, as "asked the assistant to act as …" is; every other rule still reads the line (a
 # jailbreak persona, an override, a harm in a frame, a leak, an exfiltration).
 _REPORTED = re.compile(
-    r"^\s*(?:[-*]\s+)?(?:task|first prompt|prompt|request|asked|also asked|(?:the )?user asked|(?:he|she|they|i|we) "
-    r"asked)\s*:",
+    r"^\s*(?:[-*]\s+)?[\"']?(?:task|first prompt|prompt|request|asked|also asked|(?:the )?user asked|"
+    r"(?:he|she|they|i|we) asked)\s*:",
     re.IGNORECASE,
 )
 _FRAMES_ONLY = frozenset({"MEM104", "MEM113"})  # the rules that read a role or a frame, not what is asked in it
