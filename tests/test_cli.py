@@ -239,7 +239,10 @@ def test_since_too_far_back_is_a_usage_error(alice: Path) -> None:
 @pytest.mark.parametrize(
     ("data", "said"),
     [
-        (b'\xff\xfe{"summary": "x"}', "<stdin>: not UTF-8 text (byte 0 is b'\\xff'); save the episodes as UTF-8 JSON"),
+        (
+            b'\xff\xfe{"summary": "x"}',
+            "<stdin>: is not valid UTF-8 text (byte 0xff at byte 1); save the episodes as UTF-8 JSON",
+        ),
         (b"[" * 100_000, "<stdin>: the JSON is nested too deeply to read; give one episode object or a list of them"),
         (b'{"summary": "x", "events": ' + b"[" * 100_000, "<stdin>: the JSON is nested too deeply to read"),
     ],

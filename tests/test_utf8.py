@@ -69,3 +69,16 @@ def test_the_api_refuses_text_that_is_not_utf8(home: Path) -> None:
     for outcome in (alice.add("city", text), alice.episode(text)):
         assert outcome.kind == "refused" and "not valid UTF-8 text (byte 0xe9" in (outcome.why or "")
     assert alice.show() == []
+
+
+def test_bytes_that_are_not_utf8_are_named_in_one_form_at_every_door(home: Path, tmp_path: Path) -> None:
+    # The same words wherever bytes arrive: an episode batch, a hook's input, an import file.
+    said = "is not valid UTF-8 text (byte 0xe9 at byte 4)"
+    batch = _mem(home, "episode", "-u", "alice", "--from-json", "-", stdin=BAD)
+    assert batch.returncode == 2 and f"<stdin>: {said}; save the episodes as UTF-8 JSON".encode() in batch.stderr
+    hook = _mem(home, "recall", "--hook", "-u", "alice", stdin=BAD)
+    assert hook.returncode == 0 and f"hook input {said}".encode() in hook.stderr
+    export = tmp_path / "chat.json"
+    export.write_bytes(BAD)
+    imported = _mem(home, "import", "-u", "alice", "--from", "chatgpt", str(export))
+    assert imported.returncode != 0 and said.encode() in imported.stderr, imported.stderr

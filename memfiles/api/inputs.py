@@ -82,13 +82,12 @@ class EpisodeInput(BaseModel):
 def episodes_from_json(data: bytes | str, where: str) -> list[EpisodeInput]:
     """One episode object or a list of them (JSON, UTF-8) as EpisodeInputs; a UsageError names what and where."""
     if isinstance(data, bytes):
+        from memfiles.ops.textfield import undecodable
+
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise UsageError(
-                f"{where}: not UTF-8 text (byte {exc.start} is {data[exc.start : exc.start + 1]!r}); "
-                "save the episodes as UTF-8 JSON"
-            ) from None
+            raise UsageError(f"{where}: {undecodable(exc)}; save the episodes as UTF-8 JSON") from None
     try:
         raw = json.loads(data)
     except json.JSONDecodeError as exc:
@@ -162,12 +161,12 @@ def hook_event(payload: str | bytes) -> dict[str, Any]:
     """The JSON object an assistant's hook gets on stdin (empty input: no fields); text that is not UTF-8, in the
     input or escaped inside it (`"\\udce9"`), is a UsageError saying where."""
     if isinstance(payload, bytes):
+        from memfiles.ops.textfield import undecodable
+
         try:
             payload = payload.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise UsageError(
-                f"hook input is not UTF-8 text (byte 0x{payload[exc.start]:02x} at byte {exc.start + 1})"
-            ) from None
+            raise UsageError(f"hook input {undecodable(exc)}") from None
     try:
         event = json.loads(payload) if payload.strip() else {}
     except json.JSONDecodeError as exc:

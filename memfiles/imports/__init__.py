@@ -110,8 +110,10 @@ def json_document(data: bytes, where: str) -> Any:
         return json.loads(data)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{where}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{where}: not UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        from memfiles.ops.textfield import undecodable
+
+        raise UsageError(f"{where}: {undecodable(exc)}") from None
     except RecursionError:
         raise UsageError(f"{where}: the JSON is nested too deeply to read") from None
 

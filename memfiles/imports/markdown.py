@@ -62,7 +62,9 @@ def _file(data: bytes, where: str, found: Records) -> None:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        found.problems.append(f"{where}: not UTF-8 text (byte {exc.start}); skipped")
+        from memfiles.ops.textfield import undecodable
+
+        found.problems.append(f"{where}: {undecodable(exc)}; skipped")
         return
     lines = text.splitlines()
     start = 0

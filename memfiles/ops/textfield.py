@@ -62,6 +62,12 @@ def not_utf8(text: str) -> str | None:
     return None
 
 
+def undecodable(error: UnicodeDecodeError) -> str:
+    """What is wrong with the bytes `error` found decoding them, in the words `not_utf8` uses for text: "is not valid
+    UTF-8 text (byte 0xff at byte 1)"."""
+    return f"is not valid UTF-8 text (byte 0x{error.object[error.start]:02x} at byte {error.start + 1})"
+
+
 def judge(text: str, field: str = "value", *, key: str = "", subject: str = "") -> Finding | None:
     """The guard's verdict on one text of a fact (`field`: its value, key, subject or source_ref): the first error
     finding, or None. The one judgement the write path refuses by and every reader holds a fact back by

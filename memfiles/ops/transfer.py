@@ -143,10 +143,12 @@ def export(paths: Paths, scopes: list[Scope]) -> dict[str, Any]:
 
 
 def _text(data: bytes, path: Path, paths: Paths) -> str:
+    from memfiles.ops.textfield import undecodable
+
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FileFormatError(paths.relative(path), None, f"not UTF-8 (byte {exc.start}); fix the file first") from None
+        raise FileFormatError(paths.relative(path), None, f"{undecodable(exc)}; fix the file first") from None
 
 
 def read_export(raw: Any, where: str) -> ExportDoc:
