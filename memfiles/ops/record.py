@@ -112,7 +112,11 @@ def masked_episode(new: NewEpisode) -> tuple[NewEpisode, int]:
 def validate_episode(new: NewEpisode, config: Config, scope: Scope) -> Episode:
     """Turn a NewEpisode into an Episode, or raise RefusedError/MemError saying what is wrong. Opens no file.
     Secrets are masked first (`masked_episode`)."""
-    new, _ = masked_episode(new)
+    return _validated(masked_episode(new)[0], config, scope)
+
+
+def _validated(new: NewEpisode, config: Config, scope: Scope) -> Episode:
+    """`validate_episode` of an episode whose secrets are already masked."""
     source = new.source or DEFAULT_SOURCE
     if source not in config.sources.allowed:
         raise RefusedError(
@@ -263,14 +267,14 @@ def add_episodes(paths: Paths, config: Config, scope: Scope, batch: list[NewEpis
     """Validate and guard every episode, then write each as a new file and make one commit for the batch."""
     if not batch:
         raise MemError("no episode to record")
-    masked = [masked_episode(new)[1] for new in batch]  # told to the writer: the text stored is not what was given
-    checked = [validate_episode(new, config, scope) for new in batch]  # refusals first: all or nothing
+    masked = [masked_episode(new) for new in batch]  # each count is told: what is stored is not what was given
+    checked = [_validated(clean, config, scope) for clean, _count in masked]  # refusals first: all or nothing
     for episode in checked:
         hold(episode, config)
     results: list[EpisodeWrite] = []
     with scope_lock(paths, scope):
         refuse_during_merge(paths)
-        for new, episode, secrets in zip(batch, checked, masked, strict=True):
+        for new, episode, (_clean, secrets) in zip(batch, checked, masked, strict=True):
             same = None if new.at else _recorded_today(paths, scope, episode)
             if same is not None:  # no time given: the same words recorded today are this episode
                 results.append(EpisodeWrite("exists", same[0], paths.relative(same[1]), secrets))
